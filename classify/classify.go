@@ -1,0 +1,59 @@
+// Package classify turns a post's text into the classification the product
+// stores with every mention: category, sentiment, urgency, a summary and a
+// relevance flag. The built-in classifier is offline and deterministic;
+// Ollama is optional.
+package classify
+
+import "context"
+
+// Categories are the six category values, in display order.
+var Categories = []string{"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"}
+
+// Project is the context a classifier may use to judge relevance.
+type Project struct {
+	Name        string
+	Website     string
+	Description string
+}
+
+// CategoryInfo describes one category as a project configured it.
+type CategoryInfo struct {
+	Category    string
+	Label       string
+	Description string
+	Enabled     bool
+}
+
+// Input is one post to classify.
+type Input struct {
+	Text            string
+	Source          string
+	Keywords        []string // the monitor's keywords (brand terms)
+	Project         Project
+	Engagement      map[string]int64
+	AuthorFollowers int64
+	// Categories as configured in the project; nil means all six enabled.
+	// A disabled category is never produced (the post is filed as other).
+	Categories []CategoryInfo
+	// Relevance is the project's model learned from triage; may be nil.
+	Relevance *RelevanceModel
+}
+
+// Result is a classification.
+type Result struct {
+	Category     string  `json:"category"`
+	Sentiment    string  `json:"sentiment"` // positive, neutral, negative
+	Urgency      int     `json:"urgency"`   // 0-100
+	Summary      string  `json:"ai_summary"`
+	IsRelevant   bool    `json:"is_relevant"`
+	Classifier   string  `json:"classifier"` // e.g. "builtin", "ollama:llama3.2", "builtin(fallback)"
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// Classifier classifies posts. Implementations are safe for concurrent use.
+type Classifier interface {
+	Name() string
+	Classify(ctx context.Context, in Input) (Result, error)
+}

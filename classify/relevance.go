@@ -1,0 +1,4 @@
+package classify
+
+// RelevanceModel is a project's relevance model learned from triage.
+type RelevanceModel struct{}

@@ -1,0 +1,77 @@
+// Package collect owns everything between a platform's API and a stored
+// mention: one client per source, keyword matching, and the scan scheduler.
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sources lists every platform value a monitor may name, in display order.
+var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "hn", "news", "reviews"}
+
+// Post is one public post as a collector normalised it.
+type Post struct {
+	Source          string           // one of Sources
+	ExternalID      string           // the platform's own id; unique per source
+	URL             string           // link to the post
+	AuthorHandle    string           // without a leading @; "" when unknown or deleted
+	AuthorFollowers int64            // 0 when the platform does not say
+	Text            string           // plain text: HTML stripped and entities unescaped
+	PublishedAt     time.Time        // UTC
+	Engagement      map[string]int64 // platform counters; reddit: upvotes, comments
+}
+
+// Query is what one scan of one monitor asks a collector for.
+type Query struct {
+	MonitorID       string
+	Keywords        []string
+	ExcludeKeywords []string
+	QueryMode       string // any, all, phrase
+	WatchAccounts   []string
+	FeedURLs        []string
+	ReviewURLs      []string
+	// Since is the oldest publication time wanted: now-backfill on the first
+	// scan, the previous high-water mark afterwards.
+	Since time.Time
+	// State is the opaque string the collector returned in the previous
+	// Batch for this monitor ("" on the first scan), e.g. a since_id.
+	State string
+}
+
+// Batch is the result of one Fetch.
+type Batch struct {
+	Posts []Post
+	State string // persisted and handed back in the next Query
+}
+
+// Collector is a client of one platform's API.
+type Collector interface {
+	Source() string
+	// Configured reports whether the collector can run with the settings it
+	// was given; when it cannot, missing names the setting (e.g.
+	// "EARSHOT_X_BEARER_TOKEN").
+	Configured() (ok bool, missing string)
+	// Fetch returns posts published at or after q.Since that may match q.
+	// A malformed response is an error, never an empty batch.
+	Fetch(ctx context.Context, q Query) (Batch, error)
+}
+
+// RateLimitedError says the platform refused for now; retry after Until.
+type RateLimitedError struct {
+	Source string
+	Until  time.Time
+}
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("%s: rate limited until %s", e.Source, e.Until.UTC().Format(time.RFC3339))
+}
+
+// IsRateLimited reports whether err is (or wraps) a RateLimitedError.
+func IsRateLimited(err error) (*RateLimitedError, bool) {
+	var rl *RateLimitedError
+	ok := errors.As(err, &rl)
+	return rl, ok
+}

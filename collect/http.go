@@ -1,0 +1,196 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// UserAgent is sent on every platform request.
+const UserAgent = "earshot/1.0 (+https://github.com/earshot; self-hosted brand monitor)"
+
+// maxBody bounds what we read from any platform response.
+const maxBody = 16 << 20
+
+// HTTP is the shared HTTP behaviour of every collector: a User-Agent,
+// bounded retries with backoff on transient errors, and rate-limit signals
+// turned into RateLimitedError.
+type HTTP struct {
+	Client  *http.Client
+	Source  string
+	Retries int           // extra attempts on 5xx and network errors (default 2)
+	Backoff time.Duration // first backoff (default 500ms), doubled per attempt
+	MaxWait time.Duration // longest Retry-After we sleep through instead of failing (default 5s)
+	Now     func() time.Time
+	Header  http.Header // extra headers on every request
+}
+
+// StatusError is a non-2xx answer that is not a rate limit.
+type StatusError struct {
+	Source string
+	Status int
+	Body   string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d: %s", e.Source, e.Status, e.Body)
+}
+
+func (h *HTTP) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Do sends the request built by newReq (called again per attempt) and returns
+// the body of a 2xx response. 429 (and 503 with Retry-After) become
+// RateLimitedError unless the wait is short enough to sleep through.
+func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]byte, http.Header, error) {
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	retries, backoff, maxWait := h.Retries, h.Backoff, h.MaxWait
+	if retries == 0 {
+		retries = 2
+	}
+	if backoff == 0 {
+		backoff = 500 * time.Millisecond
+	}
+	if maxWait == 0 {
+		maxWait = 5 * time.Second
+	}
+	var lastErr error
+	for attempt := 0; attempt <= retries; attempt++ {
+		if attempt > 0 {
+			d := backoff << (attempt - 1)
+			d += time.Duration(rand.Int64N(int64(d)/2 + 1))
+			if err := sleep(ctx, d); err != nil {
+				return nil, nil, err
+			}
+		}
+		req, err := newReq()
+		if err != nil {
+			return nil, nil, err
+		}
+		req = req.WithContext(ctx)
+		if req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", UserAgent)
+		}
+		for k, v := range h.Header {
+			req.Header[k] = v
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			lastErr = fmt.Errorf("%s: %w", h.Source, err)
+			continue
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close()
+		if err != nil {
+			lastErr = fmt.Errorf("%s: reading response: %w", h.Source, err)
+			continue
+		}
+		switch {
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return body, resp.Header, nil
+		case resp.StatusCode == http.StatusTooManyRequests ||
+			(resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
+			until := h.rateLimitUntil(resp.Header)
+			if wait := until.Sub(h.now()); wait <= maxWait && attempt < retries {
+				if err := sleep(ctx, wait); err != nil {
+					return nil, nil, err
+				}
+				attempt-- // a honoured Retry-After is not a failed attempt
+				retries-- // but bound the loop
+				continue
+			}
+			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until}
+		case resp.StatusCode >= 500:
+			lastErr = &StatusError{Source: h.Source, Status: resp.StatusCode, Body: snippet(body)}
+			continue
+		default:
+			return nil, resp.Header, &StatusError{Source: h.Source, Status: resp.StatusCode, Body: snippet(body)}
+		}
+	}
+	return nil, nil, lastErr
+}
+
+// GetJSON fetches url and decodes a JSON object into v. A body that is not
+// valid JSON is an error (never "no posts").
+func (h *HTTP) GetJSON(ctx context.Context, url string, v any) (http.Header, error) {
+	body, hdr, err := h.Do(ctx, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err == nil {
+			req.Header.Set("Accept", "application/json")
+		}
+		return req, err
+	})
+	if err != nil {
+		return hdr, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return hdr, fmt.Errorf("%s: malformed response: %w (body starts %q)", h.Source, err, snippet(body))
+	}
+	return hdr, nil
+}
+
+// rateLimitUntil reads Retry-After (seconds or HTTP date) or the
+// x-rate-limit-reset / X-Ratelimit-Reset headers; default one minute.
+func (h *HTTP) rateLimitUntil(hdr http.Header) time.Time {
+	now := h.now()
+	if ra := strings.TrimSpace(hdr.Get("Retry-After")); ra != "" {
+		if s, err := strconv.Atoi(ra); err == nil && s >= 0 {
+			return now.Add(time.Duration(s) * time.Second)
+		}
+		if t, err := http.ParseTime(ra); err == nil {
+			return t
+		}
+	}
+	if v := hdr.Get("X-Rate-Limit-Reset"); v != "" { // X: epoch seconds
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s > now.Unix() {
+			return time.Unix(s, 0)
+		}
+	}
+	if v := hdr.Get("X-Ratelimit-Reset"); v != "" { // Reddit: seconds until reset
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return now.Add(time.Duration(s * float64(time.Second)))
+		}
+	}
+	return now.Add(time.Minute)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func snippet(b []byte) string {
+	s := string(b)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strings.TrimSpace(s)
+}
+
+var errMalformed = errors.New("malformed response")
