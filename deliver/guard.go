@@ -1,0 +1,294 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultTimeout bounds one delivery attempt (CONTRACT §8).
+const DefaultTimeout = 15 * time.Second
+
+// resolveTimeout bounds the DNS lookup ValidateURL does at create/update.
+const resolveTimeout = 5 * time.Second
+
+var (
+	// ErrInvalidURL is returned for a webhook URL that is malformed, uses
+	// another scheme than https (http too with allowPrivate), carries
+	// userinfo, or whose host does not resolve.
+	ErrInvalidURL = errors.New("invalid webhook URL")
+	// ErrForbiddenAddress is returned when a webhook URL, or the address it
+	// resolves to at connect time, is not a public unicast address.
+	ErrForbiddenAddress = errors.New("webhook address not allowed")
+)
+
+// ValidateURL checks a webhook or Slack URL when it is created or updated:
+// https only, no userinfo, no numeric IPv4 spellings other than dotted
+// quads, and a host whose every resolved address is public. With
+// allowPrivate (EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1) http and private
+// addresses are accepted and the host is not resolved; cloud-metadata
+// addresses stay refused, since no development setup needs to post to them.
+//
+// Resolution here only gives the user an early 400; NewClient checks the
+// address again at connect time, which is what defeats DNS rebinding.
+func ValidateURL(raw string, allowPrivate bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+	defer cancel()
+	return validateURL(ctx, raw, allowPrivate, net.DefaultResolver.LookupNetIP)
+}
+
+// lookupFunc resolves a host name; net.Resolver.LookupNetIP in production, a
+// fake in tests.
+type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup lookupFunc) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !allowPrivate {
+			return fmt.Errorf("%w: https is required", ErrInvalidURL)
+		}
+	default:
+		return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
+	}
+	if u.Opaque != "" || u.Host == "" {
+		return fmt.Errorf("%w: no host", ErrInvalidURL)
+	}
+	if u.User != nil {
+		// Credentials in the URL would be stored and logged with it, and
+		// "https://trusted@evil" is a classic way to mislead a reader.
+		return fmt.Errorf("%w: userinfo is not allowed", ErrInvalidURL)
+	}
+	if p := u.Port(); p == "0" {
+		return fmt.Errorf("%w: port 0", ErrInvalidURL)
+	}
+	host := u.Hostname()
+	if host == "" {
+		return fmt.Errorf("%w: no host", ErrInvalidURL)
+	}
+
+	if addr, err := netip.ParseAddr(host); err == nil {
+		if addr.Zone() != "" {
+			return fmt.Errorf("%w: IPv6 zone in %s", ErrForbiddenAddress, host)
+		}
+		return checkAddr(addr, allowPrivate)
+	}
+	if endsInNumber(host) {
+		// 2130706433, 0x7f.1, 017700000001, 127.1: browsers and getaddrinfo
+		// read these as IPv4 addresses, so a filter that only knows dotted
+		// quads would let 127.0.0.1 through. Nobody needs them.
+		return fmt.Errorf("%w: %q is a non-canonical IPv4 address", ErrForbiddenAddress, host)
+	}
+	if allowPrivate {
+		return nil
+	}
+
+	addrs, err := lookup(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("%w: resolve %s: %w", ErrInvalidURL, host, err)
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("%w: %s has no address", ErrInvalidURL, host)
+	}
+	// Every address must be public: the dialer may pick any of them.
+	for _, a := range addrs {
+		if err := checkAddr(a, false); err != nil {
+			return fmt.Errorf("%s: %w", host, err)
+		}
+	}
+	return nil
+}
+
+// endsInNumber reports whether the URL standard would parse host as an IPv4
+// address: its last label is decimal digits or 0x-prefixed hex.
+func endsInNumber(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
+}
+
+// NewClient returns the HTTP client for webhook and Slack deliveries. Its
+// dialer checks the resolved address of every connection (so a name that
+// resolves to a public address at create time and to 127.0.0.1 later is
+// still refused), it ignores HTTP(S)_PROXY from the environment (a proxy
+// would hide the real destination from that check), and it never follows a
+// redirect: a 3xx is returned as the response and counts as a failure.
+// timeout <= 0 means DefaultTimeout.
+func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{
+		Timeout:   timeout,
+		KeepAlive: 30 * time.Second,
+		Control:   dialControl(allowPrivate),
+	}
+	transport := &http.Transport{
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  timeout,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &http.Client{
+		Transport: transport,
+		Timeout:   timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// dialControl runs after name resolution and before connect, with the
+// address actually being dialled.
+func dialControl(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		if network != "tcp4" && network != "tcp6" {
+			return fmt.Errorf("%w: network %s", ErrForbiddenAddress, network)
+		}
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
+		}
+		return checkAddr(ap.Addr(), allowPrivate)
+	}
+}
+
+// checkAddr refuses addresses a webhook may not reach. Metadata services
+// are refused even with allowPrivate.
+func checkAddr(a netip.Addr, allowPrivate bool) error {
+	reason, metadata := classifyAddr(a.WithZone(""))
+	if reason == "" || (allowPrivate && !metadata) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is %s", ErrForbiddenAddress, a, reason)
+}
+
+type prefixRule struct {
+	prefix netip.Prefix
+	reason string
+}
+
+func rules(pairs ...string) []prefixRule {
+	out := make([]prefixRule, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, prefixRule{netip.MustParsePrefix(pairs[i]), pairs[i+1]})
+	}
+	return out
+}
+
+// metadataAddrs are cloud instance-metadata and platform endpoints. Most sit
+// in ranges refused anyway; they are listed so they stay refused with
+// allowPrivate, and 168.63.129.16 (Azure) is a public address.
+var metadataAddrs = map[netip.Addr]bool{
+	netip.MustParseAddr("169.254.169.254"): true, // AWS, GCP, Azure, OCI, DigitalOcean…
+	netip.MustParseAddr("169.254.169.253"): true, // AWS DNS
+	netip.MustParseAddr("169.254.169.123"): true, // AWS time
+	netip.MustParseAddr("169.254.170.2"):   true, // AWS ECS task credentials
+	netip.MustParseAddr("169.254.170.23"):  true, // AWS EKS pod identity
+	netip.MustParseAddr("fd00:ec2::254"):   true, // AWS IMDS over IPv6
+	netip.MustParseAddr("fd00:ec2::23"):    true, // AWS EKS pod identity over IPv6
+	netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
+	netip.MustParseAddr("168.63.129.16"):   true, // Azure wire server
+	netip.MustParseAddr("192.0.0.192"):     true, // Oracle Cloud (classic)
+}
+
+var ipv4Rules = rules(
+	"0.0.0.0/8", "unspecified",
+	"10.0.0.0/8", "private",
+	"100.64.0.0/10", "shared address space (CGNAT)",
+	"127.0.0.0/8", "loopback",
+	"169.254.0.0/16", "link-local",
+	"172.16.0.0/12", "private",
+	"192.0.0.0/24", "reserved for IETF protocol assignments",
+	"192.0.2.0/24", "reserved for documentation",
+	"192.88.99.0/24", "a 6to4 relay anycast address",
+	"192.168.0.0/16", "private",
+	"198.18.0.0/15", "reserved for benchmarking",
+	"198.51.100.0/24", "reserved for documentation",
+	"203.0.113.0/24", "reserved for documentation",
+	"224.0.0.0/4", "multicast",
+	"240.0.0.0/4", "reserved or broadcast",
+)
+
+var ipv6Rules = rules(
+	"::/128", "unspecified",
+	"::1/128", "loopback",
+	"::/96", "an IPv4-compatible address (deprecated)",
+	"64:ff9b:1::/48", "local-use NAT64",
+	"100::/64", "discard-only",
+	"2001::/32", "Teredo",
+	"2001:10::/28", "ORCHID (deprecated)",
+	"2001:db8::/32", "reserved for documentation",
+	"fc00::/7", "unique local (private)",
+	"fec0::/10", "site-local (deprecated)",
+	"fe80::/10", "link-local",
+	"ff00::/8", "multicast",
+)
+
+var (
+	nat64  = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4 = netip.MustParsePrefix("2002::/16")
+)
+
+// classifyAddr returns why a is not a public unicast address ("" when it
+// is) and whether it is a cloud-metadata address. IPv6 forms that embed an
+// IPv4 address (mapped, NAT64, 6to4) are judged by the embedded address.
+func classifyAddr(a netip.Addr) (reason string, metadata bool) {
+	if metadataAddrs[a] {
+		return "a cloud metadata address", true
+	}
+	if a.Is4In6() {
+		return embedded("IPv4-mapped", a.Unmap())
+	}
+	if a.Is4() {
+		for _, r := range ipv4Rules {
+			if r.prefix.Contains(a) {
+				return r.reason, false
+			}
+		}
+		return "", false
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return embedded("NAT64", netip.AddrFrom4([4]byte(b[12:16])))
+	case sixTo4.Contains(a):
+		return embedded("6to4", netip.AddrFrom4([4]byte(b[2:6])))
+	}
+	for _, r := range ipv6Rules {
+		if r.prefix.Contains(a) {
+			return r.reason, false
+		}
+	}
+	return "", false
+}
+
+func embedded(form string, v4 netip.Addr) (string, bool) {
+	reason, metadata := classifyAddr(v4)
+	if reason == "" {
+		return "", false
+	}
+	return form + " " + v4.String() + ", " + reason, metadata
+}
