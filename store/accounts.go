@@ -1,0 +1,227 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// User is a dashboard user.
+type User struct {
+	ID           string `json:"id"`
+	Email        string `json:"email"`
+	FullName     string `json:"full_name"`
+	PasswordHash string `json:"-"`
+	CreatedAt    string `json:"created_at"`
+}
+
+// CreateUser inserts a user; a taken email is ErrConflict.
+func (s *Store) CreateUser(ctx context.Context, email, passwordHash, fullName string) (*User, error) {
+	u := &User{ID: uuid.NewString(), Email: email, FullName: fullName, PasswordHash: passwordHash, CreatedAt: now()}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO users(id,email,password_hash,full_name,created_at) VALUES (?,?,?,?,?)`,
+		u.ID, u.Email, u.PasswordHash, u.FullName, u.CreatedAt)
+	if isUnique(err) {
+		return nil, fmt.Errorf("user %s: %w", email, ErrConflict)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+const userCols = `id, email, password_hash, full_name, created_at`
+
+func scanUser(row interface{ Scan(...any) error }) (*User, error) {
+	var u User
+	if err := row.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.FullName, &u.CreatedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return &u, nil
+}
+
+// UserByEmail finds a user by email, case-insensitively.
+func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, email))
+}
+
+// UserByID finds a user.
+func (s *Store) UserByID(ctx context.Context, id string) (*User, error) {
+	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+}
+
+// CountUsers is used by the first-run page.
+func (s *Store) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n)
+	return n, err
+}
+
+// UpdateUserName sets a user's display name.
+func (s *Store) UpdateUserName(ctx context.Context, id, fullName string) (*User, error) {
+	res, err := s.w.ExecContext(ctx, `UPDATE users SET full_name = ? WHERE id = ?`, fullName, id)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, ErrNotFound
+	}
+	return s.UserByIDWriter(ctx, id)
+}
+
+// UserByIDWriter reads through the writer so a caller sees its own write.
+func (s *Store) UserByIDWriter(ctx context.Context, id string) (*User, error) {
+	return scanUser(s.w.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+}
+
+// Session is a logged-in user's bearer credential (token stored hashed).
+type Session struct {
+	ID        string
+	UserID    string
+	ExpiresAt time.Time
+}
+
+// CreateSession stores the hash of token.
+func (s *Store) CreateSession(ctx context.Context, userID, token string, ttl time.Duration) (*Session, error) {
+	h := sha256.Sum256([]byte(token))
+	sess := &Session{ID: uuid.NewString(), UserID: userID, ExpiresAt: time.Now().Add(ttl).UTC()}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions(id,token_hash,user_id,created_at,expires_at) VALUES (?,?,?,?,?)`,
+		sess.ID, h[:], userID, now(), FormatTime(sess.ExpiresAt))
+	if err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// SessionByToken returns the live session for token, or ErrNotFound.
+func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, error) {
+	h := sha256.Sum256([]byte(token))
+	var sess Session
+	var exp string
+	err := s.r.QueryRowContext(ctx, `SELECT id, user_id, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?`, h[:], now()).
+		Scan(&sess.ID, &sess.UserID, &exp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sess.ExpiresAt, _ = ParseTime(exp)
+	return &sess, nil
+}
+
+// DeleteSession logs a session out.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	return err
+}
+
+// APIKey is a project-scoped credential; only the SHA-256 of the secret is kept.
+type APIKey struct {
+	ID         string   `json:"id"`
+	ProjectID  string   `json:"project_id"`
+	Name       string   `json:"name"`
+	Prefix     string   `json:"prefix"`
+	Last4      string   `json:"last4"`
+	Scopes     []string `json:"scopes"`
+	CreatedBy  string   `json:"created_by,omitempty"`
+	CreatedAt  string   `json:"created_at"`
+	LastUsedAt *string  `json:"last_used_at"`
+	RevokedAt  *string  `json:"revoked_at"`
+}
+
+// CreateAPIKey stores a key by hash.
+func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey, hash []byte) error {
+	k.ID = uuid.NewString()
+	k.CreatedAt = now()
+	var createdBy any
+	if k.CreatedBy != "" {
+		createdBy = k.CreatedBy
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO api_keys(id,project_id,name,prefix,last4,hash,scopes,created_by,created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
+		k.ID, k.ProjectID, k.Name, k.Prefix, k.Last4, hash, joinScopes(k.Scopes), createdBy, k.CreatedAt)
+	return err
+}
+
+const keyCols = `id, project_id, name, prefix, last4, scopes, COALESCE(created_by,''), created_at, last_used_at, revoked_at`
+
+func scanKey(row interface{ Scan(...any) error }) (*APIKey, error) {
+	var k APIKey
+	var scopes string
+	if err := row.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Last4, &scopes, &k.CreatedBy, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	k.Scopes = splitScopes(scopes)
+	return &k, nil
+}
+
+// APIKeyByHash returns the unrevoked key with this hash.
+func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (*APIKey, error) {
+	return scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, hash))
+}
+
+// ListAPIKeys lists a project's keys, newest first.
+func (s *Store) ListAPIKeys(ctx context.Context, projectID string) ([]*APIKey, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*APIKey{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// APIKeyByID returns a key by id; projectID "" means any project (admin CLI).
+func (s *Store) APIKeyByID(ctx context.Context, projectID, id string) (*APIKey, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+	if err != nil {
+		return nil, err
+	}
+	if projectID != "" && k.ProjectID != projectID {
+		return nil, ErrNotFound
+	}
+	return k, nil
+}
+
+// RevokeAPIKey revokes a key; projectID "" means any project (admin CLI).
+func (s *Store) RevokeAPIKey(ctx context.Context, projectID, id string) (*APIKey, error) {
+	q := `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`
+	args := []any{now(), id}
+	if projectID != "" {
+		q += ` AND project_id = ?`
+		args = append(args, projectID)
+	}
+	res, err := s.w.ExecContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, ErrNotFound
+	}
+	return scanKey(s.w.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+}
+
+// TouchAPIKey records use, at most once a minute per key to spare the writer.
+func (s *Store) TouchAPIKey(ctx context.Context, id string) error {
+	t := time.Now().UTC()
+	_, err := s.w.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+		FormatTime(t), id, FormatTime(t.Add(-time.Minute)))
+	return err
+}

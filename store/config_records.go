@@ -1,0 +1,284 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// View is a saved mentions filter.
+type View struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Filters   json.RawMessage `json:"filters"`
+	CreatedAt string          `json:"created_at"`
+}
+
+func scanView(row interface{ Scan(...any) error }) (*View, error) {
+	var v View
+	var f string
+	if err := row.Scan(&v.ID, &v.Name, &f, &v.CreatedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	v.Filters = json.RawMessage(f)
+	return &v, nil
+}
+
+// CreateView inserts a saved view.
+func (s *Store) CreateView(ctx context.Context, projectID, name string, filters json.RawMessage) (*View, error) {
+	v := &View{ID: uuid.NewString(), Name: name, Filters: filters, CreatedAt: now()}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO views(id,project_id,name,filters,created_at) VALUES (?,?,?,?,?)`, v.ID, projectID, name, string(filters), v.CreatedAt)
+	return v, err
+}
+
+// View returns a saved view of the project.
+func (s *Store) View(ctx context.Context, projectID, id string) (*View, error) {
+	return scanView(s.r.QueryRowContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE id = ? AND project_id = ?`, id, projectID))
+}
+
+// ListViews lists saved views, oldest first.
+func (s *Store) ListViews(ctx context.Context, projectID string) ([]*View, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE project_id = ? ORDER BY created_at, id`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*View{}
+	for rows.Next() {
+		v, err := scanView(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// UpdateView changes the set fields; filters are replaced whole.
+func (s *Store) UpdateView(ctx context.Context, projectID, id string, name *string, filters json.RawMessage) (*View, error) {
+	var v *View
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if name != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE views SET name = ? WHERE id = ? AND project_id = ?`, *name, id, projectID); err != nil {
+				return err
+			}
+		}
+		if filters != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE views SET filters = ? WHERE id = ? AND project_id = ?`, string(filters), id, projectID); err != nil {
+				return err
+			}
+		}
+		var err error
+		v, err = scanView(tx.QueryRowContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE id = ? AND project_id = ?`, id, projectID))
+		return err
+	})
+	return v, err
+}
+
+// DeleteView deletes a saved view.
+func (s *Store) DeleteView(ctx context.Context, projectID, id string) error {
+	return s.deleteOne(ctx, `DELETE FROM views WHERE id = ? AND project_id = ?`, id, projectID)
+}
+
+func (s *Store) deleteOne(ctx context.Context, q string, args ...any) error {
+	res, err := s.w.ExecContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Alert is a rule that pushes matching mentions to a channel.
+type Alert struct {
+	ID           string          `json:"id"`
+	ProjectID    string          `json:"-"`
+	Name         string          `json:"name"`
+	Active       bool            `json:"active"`
+	MinUrgency   int             `json:"min_urgency"`
+	Channel      string          `json:"channel"`
+	Target       string          `json:"target"`
+	Secret       string          `json:"-"`
+	Filters      json.RawMessage `json:"filters"`
+	Digest       string          `json:"digest"`
+	LastDigestAt *string         `json:"last_digest_at"`
+	CreatedAt    string          `json:"created_at"`
+}
+
+const alertCols = `id, project_id, name, active, min_urgency, channel, target, secret, filters, digest, last_digest_at, created_at`
+
+func scanAlert(row interface{ Scan(...any) error }) (*Alert, error) {
+	var a Alert
+	var f string
+	if err := row.Scan(&a.ID, &a.ProjectID, &a.Name, &a.Active, &a.MinUrgency, &a.Channel, &a.Target, &a.Secret, &f, &a.Digest, &a.LastDigestAt, &a.CreatedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	a.Filters = json.RawMessage(f)
+	return &a, nil
+}
+
+// CreateAlert inserts a (fully populated) alert.
+func (s *Store) CreateAlert(ctx context.Context, a *Alert) error {
+	a.ID = uuid.NewString()
+	a.CreatedAt = now()
+	_, err := s.w.ExecContext(ctx, `INSERT INTO alerts(id,project_id,name,active,min_urgency,channel,target,secret,filters,digest,created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+		a.ID, a.ProjectID, a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, a.Secret, string(a.Filters), a.Digest, a.CreatedAt)
+	return err
+}
+
+// Alert returns an alert of the project.
+func (s *Store) Alert(ctx context.Context, projectID, id string) (*Alert, error) {
+	return scanAlert(s.r.QueryRowContext(ctx, `SELECT `+alertCols+` FROM alerts WHERE id = ? AND project_id = ?`, id, projectID))
+}
+
+// ListAlerts lists alerts, oldest first; activeOnly for the evaluator.
+func (s *Store) ListAlerts(ctx context.Context, projectID string, activeOnly bool) ([]*Alert, error) {
+	q := `SELECT ` + alertCols + ` FROM alerts WHERE project_id = ?`
+	if activeOnly {
+		q += ` AND active = 1`
+	}
+	rows, err := s.r.QueryContext(ctx, q+` ORDER BY created_at, id`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*Alert{}
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// SaveAlert writes an alert's mutable fields back.
+func (s *Store) SaveAlert(ctx context.Context, a *Alert) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE alerts SET name=?, active=?, min_urgency=?, channel=?, target=?, filters=?, digest=? WHERE id = ? AND project_id = ?`,
+		a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, string(a.Filters), a.Digest, a.ID, a.ProjectID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DeleteAlert deletes an alert (notifications stop: pending alert
+// deliveries are dropped with it).
+func (s *Store) DeleteAlert(ctx context.Context, projectID, id string) error {
+	return s.deleteOne(ctx, `DELETE FROM alerts WHERE id = ? AND project_id = ?`, id, projectID)
+}
+
+// Webhook is an event subscription.
+type Webhook struct {
+	ID                  string   `json:"id"`
+	ProjectID           string   `json:"-"`
+	URL                 string   `json:"url"`
+	Events              []string `json:"events"`
+	Active              bool     `json:"active"`
+	DisabledReason      string   `json:"disabled_reason,omitempty"`
+	Secret              string   `json:"-"`
+	PreviousSecret      string   `json:"-"`
+	PreviousSecretUntil *string  `json:"-"`
+	CreatedAt           string   `json:"created_at"`
+	UpdatedAt           string   `json:"updated_at"`
+}
+
+// Secrets returns the signing secrets currently valid (new first).
+func (w *Webhook) Secrets(at time.Time) []string {
+	out := []string{w.Secret}
+	if w.PreviousSecret != "" && w.PreviousSecretUntil != nil && *w.PreviousSecretUntil > FormatTime(at) {
+		out = append(out, w.PreviousSecret)
+	}
+	return out
+}
+
+const webhookCols = `id, project_id, url, events, active, disabled_reason, secret, previous_secret, previous_secret_until, created_at, updated_at`
+
+func scanWebhook(row interface{ Scan(...any) error }) (*Webhook, error) {
+	var w Webhook
+	var ev string
+	if err := row.Scan(&w.ID, &w.ProjectID, &w.URL, &ev, &w.Active, &w.DisabledReason, &w.Secret, &w.PreviousSecret, &w.PreviousSecretUntil, &w.CreatedAt, &w.UpdatedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	w.Events = strList(ev)
+	return &w, nil
+}
+
+// CreateWebhook inserts a webhook.
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
+	w.ID = uuid.NewString()
+	w.CreatedAt = now()
+	w.UpdatedAt = w.CreatedAt
+	_, err := s.w.ExecContext(ctx, `INSERT INTO webhooks(id,project_id,url,events,secret,active,created_at,updated_at) VALUES (?,?,?,?,?,?,?,?)`,
+		w.ID, w.ProjectID, w.URL, toJSON(w.Events), w.Secret, boolInt(w.Active), w.CreatedAt, w.UpdatedAt)
+	return err
+}
+
+// Webhook returns a webhook of the project; projectID "" means any.
+func (s *Store) Webhook(ctx context.Context, projectID, id string) (*Webhook, error) {
+	w, err := scanWebhook(s.r.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE id = ?`, id))
+	if err != nil {
+		return nil, err
+	}
+	if projectID != "" && w.ProjectID != projectID {
+		return nil, ErrNotFound
+	}
+	return w, nil
+}
+
+// ListWebhooks lists a project's webhooks, oldest first.
+func (s *Store) ListWebhooks(ctx context.Context, projectID string) ([]*Webhook, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE project_id = ? ORDER BY created_at, id`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*Webhook{}
+	for rows.Next() {
+		w, err := scanWebhook(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// SaveWebhook writes a webhook's mutable fields back.
+func (s *Store) SaveWebhook(ctx context.Context, w *Webhook) error {
+	w.UpdatedAt = now()
+	res, err := s.w.ExecContext(ctx, `UPDATE webhooks SET url=?, events=?, active=?, disabled_reason=?, secret=?, previous_secret=?, previous_secret_until=?, updated_at=?
+		WHERE id = ? AND project_id = ?`,
+		w.URL, toJSON(w.Events), boolInt(w.Active), w.DisabledReason, w.Secret, w.PreviousSecret, w.PreviousSecretUntil, w.UpdatedAt, w.ID, w.ProjectID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DeleteWebhook deletes a webhook and its delivery log.
+func (s *Store) DeleteWebhook(ctx context.Context, projectID, id string) error {
+	return s.deleteOne(ctx, `DELETE FROM webhooks WHERE id = ? AND project_id = ?`, id, projectID)
+}

@@ -1,0 +1,201 @@
+// Package store owns the database: schema, migrations and every SQL query.
+// Nothing outside this package writes SQL, so a PostgreSQL implementation of
+// the same methods could replace it.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Sentinel errors; the capability layer maps them to API error codes.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Store is the database handle: one writer connection (so writers queue in
+// Go instead of failing with SQLITE_BUSY) and a bounded pool of readers.
+type Store struct {
+	r, w *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the database in dir and applies pending
+// migrations.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data dir: %w", err)
+	}
+	path := filepath.Join(dir, "earshot.db")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	n := max(4, runtime.NumCPU()*2)
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	s := &Store{r: r, w: w, path: path}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes both pools; the WAL is checkpointed by SQLite on last close.
+func (s *Store) Close() error {
+	err1 := s.r.Close()
+	err2 := s.w.Close()
+	return errors.Join(err1, err2)
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var cur int
+	if err := s.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&cur); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := filepath.Base(name)
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: bad name", base)
+		}
+		if v <= cur {
+			continue
+		}
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_version(version) VALUES (?)`, v)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion returns the applied migration version and the latest known.
+func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err error) {
+	if err = s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&applied); err != nil {
+		return 0, 0, err
+	}
+	names, _ := fs.Glob(migrationFiles, "migrations/*.sql")
+	for _, n := range names {
+		v, _ := strconv.Atoi(strings.SplitN(filepath.Base(n), "_", 2)[0])
+		latest = max(latest, v)
+	}
+	return applied, latest, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
+
+// Backup writes a consistent copy of the database to file (VACUUM INTO).
+func (s *Store) Backup(ctx context.Context, file string) error {
+	if _, err := os.Stat(file); err == nil {
+		return fmt.Errorf("backup: %s already exists", file)
+	}
+	_, err := s.r.ExecContext(ctx, `VACUUM INTO ?`, file)
+	if err != nil {
+		// query_only connections refuse VACUUM INTO on some builds; use the writer.
+		_, err = s.w.ExecContext(ctx, `VACUUM INTO ?`, file)
+	}
+	return err
+}
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer).
+func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// IsBusy reports whether err is SQLite's busy/locked error.
+func IsBusy(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		c := e.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+func isUnique(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+// TimeFormat is how every timestamp is stored: fixed width UTC with
+// milliseconds, so text order is time order, and it is already the API form.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t as stored and as the API shows it.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// ParseTime parses a stored timestamp.
+func ParseTime(s string) (time.Time, error) { return time.Parse(TimeFormat, s) }
+
+func nullTime(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return FormatTime(*t)
+}
+
+func now() string { return FormatTime(time.Now()) }
