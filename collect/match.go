@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"html"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -237,46 +236,3 @@ func foldRune(r rune) rune {
 	}
 	return min
 }
-
-// plainFromHTML turns an HTML fragment (HN comment_text, story_text) into
-// plain text: block tags become line breaks, other tags vanish, entities are
-// unescaped. A '<' that does not open a tag is kept as text.
-func plainFromHTML(s string) string {
-	if !strings.ContainsAny(s, "<&") {
-		return strings.TrimSpace(s)
-	}
-	var sb strings.Builder
-	sb.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '<' || i+1 >= len(s) || !(isASCIILetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!') {
-			sb.WriteByte(c)
-			i++
-			continue
-		}
-		end := strings.IndexByte(s[i:], '>')
-		if end < 0 {
-			sb.WriteString(s[i:])
-			break
-		}
-		tag := strings.ToLower(strings.TrimLeft(s[i+1:i+end], "/"))
-		if n := strings.IndexAny(tag, " \t\n/"); n >= 0 {
-			tag = tag[:n]
-		}
-		switch tag {
-		case "p":
-			sb.WriteString("\n\n")
-		case "br", "div", "li", "pre", "blockquote", "tr", "h1", "h2", "h3", "h4", "h5", "h6":
-			sb.WriteByte('\n')
-		}
-		i += end + 1
-	}
-	out := html.UnescapeString(sb.String())
-	// Collapse the blank lines paragraph tags leave behind.
-	for strings.Contains(out, "\n\n\n") {
-		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
-	}
-	return strings.TrimSpace(out)
-}
-
-func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -82,24 +82,6 @@ func TestRuleFromQuery(t *testing.T) {
 	}
 }
 
-func TestPlainFromHTML(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", "plain"},
-		{"I tried <i>Acme</i> &amp; liked it", "I tried Acme & liked it"},
-		{"one<p>two", "one\n\ntwo"},
-		{`see <a href="https://acme.io" rel="nofollow">acme.io</a>`, "see acme.io"},
-		{"a &lt; b &#x27;q&#x27; &#39;r&#39;", "a < b 'q' 'r'"},
-		{"x < y and 3<4", "x < y and 3<4"},
-		{"<pre><code>  go get acme\n</code></pre>", "go get acme"},
-		{"unterminated <b", "unterminated <b"},
-	}
-	for _, tt := range tests {
-		if got := plainFromHTML(tt.in); got != tt.want {
-			t.Errorf("plainFromHTML(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 var benchText = strings.Repeat("Honestly the new kanban view in our tracker is great, but sync is slow sometimes. ", 6) +
 	"Has anyone compared Acme to Globex for a 40-person team? ¿Qué tal?"
 

@@ -1,0 +1,227 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HNBaseURL is Algolia's Hacker News search API.
+const HNBaseURL = "https://hn.algolia.com/api/v1"
+
+// hnMaxHits is how far Algolia lets one query page; past it the API answers
+// "you can only fetch the 1000 hits for this query".
+const hnMaxHits = 1000
+
+// HNConfig configures the Hacker News collector. No key is needed.
+type HNConfig struct {
+	BaseURL     string // default HNBaseURL (EARSHOT_HN_BASE_URL)
+	Client      *http.Client
+	Now         func() time.Time
+	HitsPerPage int // default 100
+}
+
+// HN searches Hacker News stories and comments, newest first, through
+// Algolia's search_by_date. State is the highest created_at_i seen.
+type HN struct {
+	cfg  HNConfig
+	http *HTTP
+}
+
+// NewHN returns a Hacker News collector.
+func NewHN(cfg HNConfig) *HN {
+	cfg.BaseURL = orDefault(cfg.BaseURL, HNBaseURL)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.HitsPerPage <= 0 || cfg.HitsPerPage > hnMaxHits {
+		cfg.HitsPerPage = 100
+	}
+	return &HN{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "hn", Now: cfg.Now}}
+}
+
+func (h *HN) Source() string { return "hn" }
+
+// Configured is always true: the Algolia API is keyless.
+func (h *HN) Configured() (bool, string) { return true, "" }
+
+type hnPage struct {
+	Hits    *[]hnHit `json:"hits"`
+	NbHits  *int     `json:"nbHits"`
+	Page    int      `json:"page"`
+	NbPages *int     `json:"nbPages"`
+}
+
+type hnHit struct {
+	ObjectID    string   `json:"objectID"`
+	CreatedAt   string   `json:"created_at"`
+	CreatedAtI  int64    `json:"created_at_i"`
+	Title       *string  `json:"title"`
+	Author      *string  `json:"author"`
+	Points      *int64   `json:"points"`
+	StoryText   *string  `json:"story_text"`
+	CommentText *string  `json:"comment_text"`
+	NumComments *int64   `json:"num_comments"`
+	Tags        []string `json:"_tags"`
+}
+
+// hnSearch is one query sent to Algolia: text plus the tag filter.
+type hnSearch struct{ query, tags string }
+
+const hnTypeTags = "(story,comment)"
+
+// hnSearches turns a monitor's query into Algolia searches: one per keyword
+// in any mode (Algolia ANDs words), one for all/phrase, and one per watched
+// account through the author_ tag.
+func hnSearches(q Query) []hnSearch {
+	var out []hnSearch
+	var kws []string
+	for _, k := range q.Keywords {
+		if k = strings.TrimSpace(k); k != "" {
+			kws = append(kws, k)
+		}
+	}
+	switch {
+	case len(kws) == 0:
+	case q.QueryMode == "all" || q.QueryMode == "phrase":
+		out = append(out, hnSearch{query: strings.Join(kws, " "), tags: hnTypeTags})
+	default:
+		for _, k := range kws {
+			out = append(out, hnSearch{query: k, tags: hnTypeTags})
+		}
+	}
+	for _, a := range q.WatchAccounts {
+		if a = NormalizeHandle(a); a != "" {
+			out = append(out, hnSearch{tags: hnTypeTags + ",author_" + a})
+		}
+	}
+	return out
+}
+
+// Fetch returns stories and comments created after the previous scan's
+// high-water mark (or at/after q.Since on the first scan).
+func (h *HN) Fetch(ctx context.Context, q Query) (Batch, error) {
+	lo := q.Since.Unix() - 1 // created_at_i > lo  ⇔  at or after Since
+	var last int64
+	if q.State != "" {
+		v, err := strconv.ParseInt(q.State, 10, 64)
+		if err != nil {
+			return Batch{}, fmt.Errorf("hn: bad state %q: %w", q.State, err)
+		}
+		last = v
+		if v > lo {
+			lo = v
+		}
+	}
+	hi := h.cfg.Now().Unix()
+	b := Batch{State: q.State}
+	seen := map[string]bool{}
+	high := last
+	for _, s := range hnSearches(q) {
+		if err := h.window(ctx, s, lo, hi, seen, &b.Posts, &high); err != nil {
+			return Batch{}, err
+		}
+	}
+	if high > last {
+		b.State = strconv.FormatInt(high, 10)
+	}
+	return b, nil
+}
+
+// window collects every hit with lo < created_at_i <= hi. When Algolia
+// reports more hits than it lets us page through, the range is bisected so
+// nothing is lost.
+func (h *HN) window(ctx context.Context, s hnSearch, lo, hi int64, seen map[string]bool, posts *[]Post, high *int64) error {
+	if hi <= lo {
+		return nil
+	}
+	for page := 0; ; page++ {
+		var p hnPage
+		if _, err := h.http.GetJSON(ctx, h.pageURL(s, lo, hi, page), &p); err != nil {
+			return err
+		}
+		if p.Hits == nil || p.NbPages == nil || p.NbHits == nil {
+			return fmt.Errorf("hn: %w: no hits/nbHits/nbPages", errMalformed)
+		}
+		if page == 0 && *p.NbHits > hnMaxHits && hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if err := h.window(ctx, s, mid, hi, seen, posts, high); err != nil {
+				return err
+			}
+			return h.window(ctx, s, lo, mid, seen, posts, high)
+		}
+		for _, hit := range *p.Hits {
+			post, err := hit.post()
+			if err != nil {
+				return err
+			}
+			if hit.CreatedAtI > *high {
+				*high = hit.CreatedAtI
+			}
+			if !seen[post.ExternalID] {
+				seen[post.ExternalID] = true
+				*posts = append(*posts, post)
+			}
+		}
+		if page+1 >= *p.NbPages || (page+1)*h.cfg.HitsPerPage >= hnMaxHits || len(*p.Hits) == 0 {
+			return nil
+		}
+	}
+}
+
+func (h *HN) pageURL(s hnSearch, lo, hi int64, page int) string {
+	v := url.Values{}
+	v.Set("query", s.query)
+	v.Set("tags", s.tags)
+	v.Set("numericFilters", fmt.Sprintf("created_at_i>%d,created_at_i<=%d", lo, hi))
+	v.Set("hitsPerPage", strconv.Itoa(h.cfg.HitsPerPage))
+	v.Set("page", strconv.Itoa(page))
+	return h.cfg.BaseURL + "/search_by_date?" + v.Encode()
+}
+
+func (hit hnHit) post() (Post, error) {
+	if hit.ObjectID == "" {
+		return Post{}, fmt.Errorf("hn: %w: hit without objectID", errMalformed)
+	}
+	published := time.Unix(hit.CreatedAtI, 0).UTC()
+	if hit.CreatedAtI == 0 {
+		t, err := ParseTimestamp(hit.CreatedAt)
+		if err != nil {
+			return Post{}, fmt.Errorf("hn: %w: hit %s: %v", errMalformed, hit.ObjectID, err)
+		}
+		published = t
+	}
+	p := Post{
+		Source:      "hn",
+		ExternalID:  hit.ObjectID,
+		URL:         "https://news.ycombinator.com/item?id=" + url.QueryEscape(hit.ObjectID),
+		PublishedAt: published,
+		Engagement:  map[string]int64{},
+	}
+	if hit.Author != nil {
+		p.AuthorHandle = NormalizeHandle(*hit.Author)
+	}
+	if hit.CommentText != nil && *hit.CommentText != "" {
+		p.Text = PlainText(*hit.CommentText)
+	} else {
+		p.Text = joinText(PlainText(hnString(hit.Title)), PlainText(hnString(hit.StoryText)))
+	}
+	if hit.Points != nil {
+		p.Engagement["points"] = *hit.Points
+	}
+	if hit.NumComments != nil {
+		p.Engagement["num_comments"] = *hit.NumComments
+	}
+	return p, nil
+}
+
+func hnString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
