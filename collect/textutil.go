@@ -24,7 +24,7 @@ var (
 	// Tags that end a paragraph or a line. Only real tags match (a letter
 	// after "<" or "</"), so "a < b" in plain text survives.
 	reParaTag = regexp.MustCompile(`(?i)</?(p|div|blockquote|pre|h[1-6]|ul|ol|table|section|article|header|footer)\b[^>]*>`)
-	reLineTag = regexp.MustCompile(`(?i)<(br|hr|li|tr|dt|dd)\b[^>]*>|</(li|tr|dt|dd)\s*>`)
+	reLineTag = regexp.MustCompile(`(?i)<(br|hr|li|tr|dt|dd)\b[^>]*>`)
 	reAnyTag  = regexp.MustCompile(`</?[a-zA-Z][^>]*>|<![a-zA-Z][^>]*>|<\?[^>]*\?>`)
 )
 

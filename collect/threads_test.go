@@ -1,0 +1,175 @@
+package collect
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// threadsServer fakes graph.threads.net, serving page1 then page2 (by the
+// "after" cursor) unless override names another fixture.
+func threadsServer(t *testing.T, override string) (*httptest.Server, *[]*http.Request) {
+	t.Helper()
+	var mu sync.Mutex
+	var reqs []*http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reqs = append(reqs, r)
+		mu.Unlock()
+		if r.URL.Path != "/v1.0/keyword_search" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case override == "429":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":{"message":"Too many calls","code":613}}`))
+		case strings.HasPrefix(override, "error_"):
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(fixtureC(t, "threads/"+override+".json"))
+		case override != "":
+			w.Write(fixtureC(t, "threads/"+override+".json"))
+		case r.URL.Query().Get("after") == "QVFIUk1aM0VnY2dQ":
+			w.Write(fixtureC(t, "threads/page2.json"))
+		default:
+			w.Write(fixtureC(t, "threads/page1.json"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &reqs
+}
+
+func newTestThreads(srv *httptest.Server) *Threads {
+	return NewThreads(ThreadsConfig{BaseURL: srv.URL, AccessToken: "tok", Client: srv.Client(), Now: nowC})
+}
+
+func TestThreadsPagesAndNormalises(t *testing.T) {
+	srv, reqs := threadsServer(t, "")
+	since := testNowC.Add(-24 * time.Hour)
+	b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(*reqs) != 2 {
+		t.Fatalf("%d requests, want 2 pages", len(*reqs))
+	}
+	q := (*reqs)[0].URL.Query()
+	for k, want := range map[string]string{
+		"q": "acme", "search_type": "RECENT", "access_token": "tok",
+		"since": strconv.FormatInt(since.Unix(), 10), "until": strconv.FormatInt(testNowC.Unix(), 10),
+	} {
+		if q.Get(k) != want {
+			t.Errorf("param %s = %q, want %q", k, q.Get(k), want)
+		}
+	}
+	if !strings.Contains(q.Get("fields"), "permalink") || !strings.Contains(q.Get("fields"), "timestamp") {
+		t.Errorf("fields = %q", q.Get("fields"))
+	}
+	// The second page is asked of our base URL, not of paging.next's host.
+	if (*reqs)[1].Host != (*reqs)[0].Host || (*reqs)[1].URL.Query().Get("after") != "QVFIUk1aM0VnY2dQ" {
+		t.Errorf("second request %s", (*reqs)[1].URL)
+	}
+	// 4 posts in the window; the week-old one is dropped.
+	if len(b.Posts) != 4 {
+		t.Fatalf("%d posts, want 4: %+v", len(b.Posts), b.Posts)
+	}
+	p := b.Posts[0]
+	if p.Source != "threads" || p.ExternalID != "18049283745123456" || p.AuthorHandle != "dana.builds" ||
+		p.URL != "https://www.threads.net/@dana.builds/post/C6xAbCdEfGh" ||
+		!p.PublishedAt.Equal(time.Date(2024, 5, 3, 17, 42, 3, 0, time.UTC)) || p.Engagement["has_replies"] != 1 {
+		t.Errorf("first post %+v", p)
+	}
+	if p.Text != "acme support was great, fixed my board in 10 min & no upsell" {
+		t.Errorf("text %q", p.Text)
+	}
+	if p := b.Posts[2]; p.AuthorHandle != "" || p.Engagement["has_replies"] != 0 {
+		t.Errorf("post without username/has_replies: %+v", p)
+	}
+	if p := b.Posts[3]; p.AuthorHandle != "other" {
+		t.Errorf("handle not normalised: %q", p.AuthorHandle)
+	}
+}
+
+func TestThreadsStopsAtSince(t *testing.T) {
+	srv, reqs := threadsServer(t, "")
+	// Since after page1's oldest post: page2 is never asked for.
+	b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-150 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(*reqs) != 1 || len(b.Posts) != 2 {
+		t.Fatalf("%d requests, %d posts; want 1 and 2", len(*reqs), len(b.Posts))
+	}
+}
+
+func TestThreadsQueriesPerMode(t *testing.T) {
+	srv, reqs := threadsServer(t, "empty")
+	c := newTestThreads(srv)
+	if _, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme", " globex "}, QueryMode: "any"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme", "projects"}, QueryMode: "phrase"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range *reqs {
+		got = append(got, r.URL.Query().Get("q"))
+	}
+	if strings.Join(got, "|") != "acme|globex|acme projects" {
+		t.Errorf("queries %q", got)
+	}
+	b, err := c.Fetch(context.Background(), Query{WatchAccounts: []string{"acme"}})
+	if err != nil || len(b.Posts) != 0 {
+		t.Errorf("no keywords: %v %v", b, err)
+	}
+}
+
+func TestThreadsErrors(t *testing.T) {
+	cases := []struct {
+		fixture     string
+		rateLimited bool
+	}{
+		{"malformed", false},
+		{"no_data", false},
+		{"bad_timestamp", false},
+		{"error_token", false},
+		{"error_rate_limit", true},
+		{"429", true},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture, func(t *testing.T) {
+			srv, _ := threadsServer(t, c.fixture)
+			b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-time.Hour)})
+			if err == nil {
+				t.Fatalf("no error; posts %v", b.Posts)
+			}
+			rl, ok := IsRateLimited(err)
+			if ok != c.rateLimited {
+				t.Fatalf("rate limited = %v, want %v (%v)", ok, c.rateLimited, err)
+			}
+			if ok && !rl.Until.After(testNowC) {
+				t.Errorf("until %v", rl.Until)
+			}
+		})
+	}
+}
+
+func TestThreadsConfigured(t *testing.T) {
+	c := NewThreads(ThreadsConfig{})
+	if ok, missing := c.Configured(); ok || missing != "EARSHOT_THREADS_ACCESS_TOKEN" {
+		t.Errorf("Configured() = %v, %q", ok, missing)
+	}
+	if _, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}}); err == nil {
+		t.Error("unconfigured fetch succeeded")
+	}
+	if c.cfg.BaseURL != ThreadsBaseURL {
+		t.Errorf("default base %q", c.cfg.BaseURL)
+	}
+}
