@@ -102,8 +102,10 @@ func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup look
 		return fmt.Errorf("%w: %s has no address", ErrInvalidURL, host)
 	}
 	// Every address must be public: the dialer may pick any of them.
+	// LookupNetIP returns IPv4 answers in their IPv4-mapped form; unmap
+	// them so errors name the address the user knows.
 	for _, a := range addrs {
-		if err := checkAddr(a, false); err != nil {
+		if err := checkAddr(a.Unmap(), false); err != nil {
 			return fmt.Errorf("%s: %w", host, err)
 		}
 	}
