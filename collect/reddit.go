@@ -1,0 +1,414 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reddit's two hosts: the public site (keyless .json listings and the token
+// endpoint) and the OAuth API host.
+const (
+	RedditBaseURL      = "https://www.reddit.com"
+	RedditOAuthBaseURL = "https://oauth.reddit.com"
+)
+
+// RedditDefaultUserAgent follows Reddit's required form
+// "<platform>:<app ID>:<version> (by /u/<user>)".
+const RedditDefaultUserAgent = "server:earshot:1.0 (by /u/earshot-monitor)"
+
+// redditMaxQuery is the longest q Reddit accepts.
+const redditMaxQuery = 512
+
+// RedditConfig configures the Reddit collector. With ClientID and
+// ClientSecret it searches through the OAuth API (100 requests a minute);
+// without them through public search.json (10 a minute, often refused from
+// datacenter addresses).
+type RedditConfig struct {
+	BaseURL      string // default RedditBaseURL (EARSHOT_REDDIT_BASE_URL)
+	OAuthBaseURL string // default RedditOAuthBaseURL (EARSHOT_REDDIT_OAUTH_BASE_URL)
+	ClientID     string // EARSHOT_REDDIT_CLIENT_ID
+	ClientSecret string // EARSHOT_REDDIT_CLIENT_SECRET
+	UserAgent    string // default RedditDefaultUserAgent
+	Client       *http.Client
+	Now          func() time.Time
+	MaxPages     int // per query and scan; default 10 (listings end near 1,000 items)
+}
+
+// Reddit searches posts (t3) sorted by new. State is the newest post seen,
+// as "<created_utc>:<fullname>".
+type Reddit struct {
+	cfg  RedditConfig
+	http *HTTP
+
+	mu     sync.Mutex // guards token and expiry; held while fetching a token
+	token  string
+	expiry time.Time
+}
+
+// NewReddit returns a Reddit collector.
+func NewReddit(cfg RedditConfig) *Reddit {
+	cfg.BaseURL = orDefault(cfg.BaseURL, RedditBaseURL)
+	cfg.OAuthBaseURL = orDefault(cfg.OAuthBaseURL, RedditOAuthBaseURL)
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = RedditDefaultUserAgent
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = 10
+	}
+	return &Reddit{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "reddit", Now: cfg.Now}}
+}
+
+func (r *Reddit) Source() string { return "reddit" }
+
+// Configured is true without credentials (public search), but half a pair of
+// OAuth credentials is a mistake worth reporting.
+func (r *Reddit) Configured() (bool, string) {
+	switch {
+	case r.cfg.ClientID != "" && r.cfg.ClientSecret == "":
+		return false, "EARSHOT_REDDIT_CLIENT_SECRET"
+	case r.cfg.ClientID == "" && r.cfg.ClientSecret != "":
+		return false, "EARSHOT_REDDIT_CLIENT_ID"
+	}
+	return true, ""
+}
+
+func (r *Reddit) oauth() bool { return r.cfg.ClientID != "" && r.cfg.ClientSecret != "" }
+
+type redditListing struct {
+	Kind string `json:"kind"`
+	Data *struct {
+		After    *string `json:"after"`
+		Children []struct {
+			Kind string      `json:"kind"`
+			Data redditThing `json:"data"`
+		} `json:"children"`
+	} `json:"data"`
+}
+
+type redditThing struct {
+	Name        string   `json:"name"`
+	ID          string   `json:"id"`
+	Author      string   `json:"author"`
+	Title       string   `json:"title"`
+	Selftext    string   `json:"selftext"`
+	Body        string   `json:"body"`
+	Permalink   string   `json:"permalink"`
+	Score       *int64   `json:"score"`
+	NumComments *int64   `json:"num_comments"`
+	CreatedUTC  *float64 `json:"created_utc"`
+}
+
+// redditMark is a position in the sort=new listing.
+type redditMark struct {
+	created float64
+	name    string
+}
+
+func parseRedditState(s string) (redditMark, error) {
+	if s == "" {
+		return redditMark{}, nil
+	}
+	ts, name, ok := strings.Cut(s, ":")
+	c, err := strconv.ParseFloat(ts, 64)
+	if !ok || err != nil {
+		return redditMark{}, fmt.Errorf("reddit: bad state %q", s)
+	}
+	return redditMark{created: c, name: name}, nil
+}
+
+func (m redditMark) String() string {
+	return strconv.FormatFloat(m.created, 'f', -1, 64) + ":" + m.name
+}
+
+// Fetch pages each query's sort=new listing until it reaches the previous
+// scan's newest post or a post older than q.Since.
+func (r *Reddit) Fetch(ctx context.Context, q Query) (Batch, error) {
+	last, err := parseRedditState(q.State)
+	if err != nil {
+		return Batch{}, err
+	}
+	floor := float64(q.Since.Unix())
+	if q.Since.IsZero() {
+		floor = 0
+	}
+	floor = math.Max(floor, last.created)
+	newest := last
+	b := Batch{State: q.State}
+	seen := map[string]bool{}
+	for _, term := range redditQueries(q) {
+		if err := r.search(ctx, term, floor, last.name, seen, &b.Posts, &newest); err != nil {
+			return Batch{}, err
+		}
+	}
+	if newest != last {
+		b.State = newest.String()
+	}
+	return b, nil
+}
+
+func (r *Reddit) search(ctx context.Context, term string, floor float64, stopAt string, seen map[string]bool, posts *[]Post, newest *redditMark) error {
+	base := r.cfg.BaseURL + "/search.json"
+	if r.oauth() {
+		base = r.cfg.OAuthBaseURL + "/search"
+	}
+	v := url.Values{}
+	v.Set("q", term)
+	v.Set("sort", "new")
+	v.Set("limit", "100")
+	v.Set("raw_json", "1")
+	v.Set("type", "link")
+	v.Set("t", redditWindow(r.cfg.Now().Sub(time.Unix(int64(floor), 0))))
+	for page := 0; page < r.cfg.MaxPages; page++ {
+		var l redditListing
+		hdr, err := r.getJSON(ctx, base+"?"+v.Encode(), &l)
+		if err != nil {
+			return err
+		}
+		if l.Kind != "Listing" || l.Data == nil {
+			return fmt.Errorf("reddit: %w: not a Listing (kind %q)", errMalformed, l.Kind)
+		}
+		for _, c := range l.Data.Children {
+			t := c.Data
+			if t.Name == "" || t.CreatedUTC == nil || t.Permalink == "" {
+				return fmt.Errorf("reddit: %w: child without name, created_utc or permalink", errMalformed)
+			}
+			if (stopAt != "" && t.Name == stopAt) || *t.CreatedUTC < floor {
+				return nil
+			}
+			if *t.CreatedUTC > newest.created {
+				*newest = redditMark{created: *t.CreatedUTC, name: t.Name}
+			}
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				*posts = append(*posts, t.post())
+			}
+		}
+		if l.Data.After == nil || *l.Data.After == "" || len(l.Data.Children) == 0 {
+			return nil
+		}
+		if err := r.waitForBudget(ctx, hdr); err != nil {
+			return err
+		}
+		v.Set("after", *l.Data.After)
+	}
+	return nil
+}
+
+// waitForBudget honours X-Ratelimit-Remaining before asking for another
+// page: with nothing left it sleeps through a short reset or gives up with
+// RateLimitedError.
+func (r *Reddit) waitForBudget(ctx context.Context, hdr http.Header) error {
+	rem, err := strconv.ParseFloat(hdr.Get("X-Ratelimit-Remaining"), 64)
+	if err != nil || rem >= 1 {
+		return nil
+	}
+	until := r.http.rateLimitUntil(hdr)
+	wait := until.Sub(r.cfg.Now())
+	if wait > 5*time.Second {
+		return &RateLimitedError{Source: "reddit", Until: until}
+	}
+	return sleep(ctx, wait)
+}
+
+// getJSON sends an authorised GET when OAuth is configured, refreshing the
+// token once on 401.
+func (r *Reddit) getJSON(ctx context.Context, u string, v any) (http.Header, error) {
+	var body []byte
+	var hdr http.Header
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		token := ""
+		if r.oauth() {
+			if token, err = r.accessToken(ctx, attempt > 0); err != nil {
+				return nil, err
+			}
+		}
+		body, hdr, err = r.http.Do(ctx, func() (*http.Request, error) {
+			req, err := http.NewRequest(http.MethodGet, u, nil)
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("User-Agent", r.cfg.UserAgent)
+			req.Header.Set("Accept", "application/json")
+			if token != "" {
+				req.Header.Set("Authorization", "bearer "+token)
+			}
+			return req, nil
+		})
+		var se *StatusError
+		if token != "" && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+			continue
+		}
+		break
+	}
+	if err != nil {
+		return hdr, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return hdr, fmt.Errorf("reddit: %w: %v (body starts %q)", errMalformed, err, snippet(body))
+	}
+	return hdr, nil
+}
+
+// accessToken returns the cached app-only token, fetching a new one when
+// there is none, it expires within a minute, or force is set (after a 401).
+func (r *Reddit) accessToken(ctx context.Context, force bool) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.cfg.Now()
+	if !force && r.token != "" && now.Before(r.expiry.Add(-time.Minute)) {
+		return r.token, nil
+	}
+	r.token = ""
+	body, _, err := r.http.Do(ctx, func() (*http.Request, error) {
+		form := url.Values{"grant_type": {"client_credentials"}}
+		req, err := http.NewRequest(http.MethodPost, r.cfg.BaseURL+"/api/v1/access_token", strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		req.SetBasicAuth(r.cfg.ClientID, r.cfg.ClientSecret)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("User-Agent", r.cfg.UserAgent)
+		return req, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("reddit: access token: %w", err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		ExpiresIn   int64  `json:"expires_in"`
+		Error       string `json:"error"`
+	}
+	if err := json.Unmarshal(body, &tok); err != nil {
+		return "", fmt.Errorf("reddit: access token: %w: %v", errMalformed, err)
+	}
+	if tok.AccessToken == "" {
+		return "", fmt.Errorf("reddit: access token refused: %q", orDefault(tok.Error, snippet(body)))
+	}
+	if tok.ExpiresIn <= 0 {
+		tok.ExpiresIn = 3600
+	}
+	r.token = tok.AccessToken
+	r.expiry = now.Add(time.Duration(tok.ExpiresIn) * time.Second)
+	return r.token, nil
+}
+
+func (t redditThing) post() Post {
+	author := t.Author
+	if author == "[deleted]" || author == "[removed]" {
+		author = ""
+	}
+	body := t.Selftext
+	if t.Body != "" {
+		body = t.Body
+	}
+	if body == "[removed]" || body == "[deleted]" {
+		body = ""
+	}
+	p := Post{
+		Source:       "reddit",
+		ExternalID:   t.Name,
+		URL:          "https://www.reddit.com" + t.Permalink,
+		AuthorHandle: NormalizeHandle(author),
+		Text:         joinText(PlainText(t.Title), PlainText(body)),
+		PublishedAt:  UnixTime(*t.CreatedUTC),
+		Engagement:   map[string]int64{},
+	}
+	if t.Score != nil {
+		p.Engagement["upvotes"] = *t.Score
+	}
+	if t.NumComments != nil {
+		p.Engagement["comments"] = *t.NumComments
+	}
+	return p
+}
+
+// redditWindow picks the narrowest t= that still covers the wanted age.
+func redditWindow(age time.Duration) string {
+	switch {
+	case age < 55*time.Minute:
+		return "hour"
+	case age < 23*time.Hour:
+		return "day"
+	case age < 6*24*time.Hour:
+		return "week"
+	case age < 29*24*time.Hour:
+		return "month"
+	case age < 364*24*time.Hour:
+		return "year"
+	}
+	return "all"
+}
+
+// redditQueries builds q values: keywords quoted when they hold anything
+// but letters and digits, OR'ed (any), AND'ed (all) or as one quoted phrase,
+// plus author: terms for watched accounts. Each q stays within 512
+// characters; in any mode the terms are spread over several queries.
+func redditQueries(q Query) []string {
+	var terms []string
+	var kws []string
+	for _, k := range q.Keywords {
+		if k = strings.TrimSpace(k); k != "" {
+			kws = append(kws, k)
+		}
+	}
+	switch {
+	case len(kws) == 0:
+	case q.QueryMode == "all":
+		quoted := make([]string, len(kws))
+		for i, k := range kws {
+			quoted[i] = redditQuote(k)
+		}
+		terms = append(terms, "("+strings.Join(quoted, " AND ")+")")
+	case q.QueryMode == "phrase":
+		terms = append(terms, `"`+strings.ReplaceAll(strings.Join(kws, " "), `"`, "")+`"`)
+	default:
+		for _, k := range kws {
+			terms = append(terms, redditQuote(k))
+		}
+	}
+	for _, a := range q.WatchAccounts {
+		if a = NormalizeHandle(a); a != "" {
+			terms = append(terms, "author:"+a)
+		}
+	}
+	var out []string
+	cur := ""
+	for _, t := range terms {
+		switch {
+		case cur == "":
+			cur = t
+		case len(cur)+len(" OR ")+len(t) <= redditMaxQuery:
+			cur += " OR " + t
+		default:
+			out = append(out, cur)
+			cur = t
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func redditQuote(k string) string {
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c > 127) {
+			return `"` + strings.ReplaceAll(k, `"`, "") + `"`
+		}
+	}
+	return k
+}
