@@ -50,6 +50,9 @@ type Result struct {
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`
 	CostUSD      float64 `json:"cost_usd"`
+	// Reasons explain the category, urgency and relevance, most important
+	// first, e.g. `urgency +45: data loss ("deleted all my data")`.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Classifier classifies posts. Implementations are safe for concurrent use.

@@ -1,0 +1,157 @@
+package classify
+
+import (
+	"context"
+	"strings"
+
+	"earshot/classify/internal/nb"
+)
+
+// Builtin is the offline, deterministic classifier. It holds no mutable
+// state and is safe for concurrent use.
+type Builtin struct {
+	model *nb.Model
+}
+
+// NewBuiltin returns the built-in classifier with the embedded category model.
+func NewBuiltin() *Builtin { return &Builtin{model: categoryModel} }
+
+// Name implements Classifier.
+func (b *Builtin) Name() string { return "builtin" }
+
+// analysis is what every rule reads from one post, computed once.
+type analysis struct {
+	text  string
+	low   string
+	toks  []token
+	words []string
+	sent  Sentiment
+}
+
+func analyze(text string) analysis {
+	a := analysis{text: text, low: strings.ToLower(text)}
+	a.toks = tokenize(text, lexicon, make([]token, 0, 32))
+	a.sent = scoreTokens(text, a.toks)
+	a.words = nb.Words(text)
+	return a
+}
+
+// maxAnalyzed bounds the text the rules read, so a huge post costs no more
+// than a long one. The summary still comes from the start of the post.
+const maxAnalyzed = 20000
+
+// Classify implements Classifier. It never fails except on a cancelled
+// context.
+func (b *Builtin) Classify(ctx context.Context, in Input) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return b.classify(in), nil
+}
+
+func (b *Builtin) classify(in Input) Result {
+	text := in.Text
+	if len(text) > maxAnalyzed {
+		text = truncateUTF8(text, maxAnalyzed)
+	}
+	a := analyze(text)
+	rel := judgeRelevance(a, in)
+
+	cat := categorize(b.model, a.low, a.words, a.sent.Compound, func(cue string) bool {
+		return brandNear(a.low, cue, in)
+	})
+	category := cat.Category
+	if !categoryEnabled(in.Categories, category) {
+		category = "other"
+	}
+	urg := scoreUrgency(a, category, in)
+	reasons := make([]string, 0, len(urg.Reasons)+2)
+	if cat.Cue != "" && category == cat.Category {
+		reasons = append(reasons, "category "+category+": cue \""+cat.Cue+"\"")
+	} else {
+		reasons = append(reasons, "category "+category)
+	}
+	reasons = append(reasons, urg.Reasons...)
+	reasons = append(reasons, rel.Reason)
+	return Result{
+		Category:   category,
+		Sentiment:  a.sent.Label,
+		Urgency:    urg.Score,
+		Summary:    Summarize(in.Text, in.Keywords),
+		IsRelevant: rel.Relevant,
+		Classifier: b.Name(),
+		Reasons:    reasons,
+	}
+}
+
+// categoryEnabled reports whether c may be produced; nil means all enabled.
+func categoryEnabled(cats []CategoryInfo, c string) bool {
+	if cats == nil || c == "other" {
+		return true
+	}
+	for _, ci := range cats {
+		if ci.Category == c {
+			return ci.Enabled
+		}
+	}
+	return false
+}
+
+// brandNear reports whether the brand is named in the same sentence as cue
+// (or whether there is no brand to look for).
+func brandNear(low, cue string, in Input) bool {
+	terms := brandTerms(in)
+	if len(terms) == 0 {
+		return true
+	}
+	i := indexWord(low, cue)
+	if i < 0 {
+		return false
+	}
+	start := strings.LastIndexAny(low[:i], ".!?\n")
+	end := strings.IndexAny(low[i:], ".!?\n")
+	if end < 0 {
+		end = len(low)
+	} else {
+		end += i
+	}
+	sentence := low[start+1 : end]
+	for _, t := range terms {
+		if containsWord(sentence, t) {
+			return true
+		}
+	}
+	// Pronouns standing for the brand in a short post.
+	for _, p := range []string{"it", "this", "they", "this app", "the app", "the company"} {
+		if containsWord(sentence, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// brandTerms are the lower-case names the post may use for the brand.
+func brandTerms(in Input) []string {
+	var terms []string
+	for _, k := range in.Keywords {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
+			terms = append(terms, k)
+		}
+	}
+	if n := strings.ToLower(strings.TrimSpace(in.Project.Name)); n != "" {
+		terms = append(terms, n)
+	}
+	return terms
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

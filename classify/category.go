@@ -1,0 +1,189 @@
+package classify
+
+import (
+	_ "embed"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"earshot/classify/internal/nb"
+)
+
+// The category is chosen by cue rules that carry what the labelled data
+// cannot (complaints, misinformation and testimonials are not labelled in
+// Mini-BAR) combined with a naive-Bayes model trained on Mini-BAR for
+// bug_report / product_idea / other. The rules add to the model's log
+// probabilities, so a strong cue wins over a weak model and vice versa.
+
+//go:embed category_model.json
+var categoryModelJSON []byte
+
+var categoryModel = func() *nb.Model {
+	var m nb.Model
+	if err := json.Unmarshal(categoryModelJSON, &m); err != nil {
+		panic("classify: embedded category model: " + err.Error())
+	}
+	return &m
+}()
+
+type cue struct {
+	phrase string
+	weight float64
+}
+
+var bugCues = []cue{
+	{"crash", 1.5}, {"crashes", 1.5}, {"crashed", 1.5}, {"crashing", 1.5}, {"keeps crashing", 1},
+	{"doesn't work", 1.2}, {"does not work", 1.2}, {"didn't work", 1}, {"not working", 1.2}, {"stopped working", 1.5},
+	{"won't", 0.6}, {"wont", 0.5}, {"can't", 0.4}, {"cannot", 0.4}, {"unable to", 0.8}, {"fails to", 1}, {"failed to", 1},
+	{"error", 1.2}, {"errors", 1.2}, {"error code", 1.5}, {"bug", 1.2}, {"bugs", 1.2}, {"buggy", 1.2}, {"glitch", 1.2}, {"glitchy", 1.2},
+	{"freeze", 1}, {"freezes", 1.2}, {"frozen", 1}, {"stuck", 0.8}, {"broken", 1}, {"broke", 0.8},
+	{"not syncing", 1.5}, {"won't sync", 1.5}, {"doesn't sync", 1.5}, {"not sync", 1.2}, {"sync issue", 1.2}, {"disconnects", 1.2},
+	{"disconnecting", 1.2}, {"keeps disconnecting", 1}, {"can't connect", 1.2}, {"cannot connect", 1.2}, {"won't connect", 1.2},
+	{"not loading", 1.2}, {"won't load", 1.2}, {"won't open", 1.2}, {"blank screen", 1.2}, {"black screen", 1.2},
+	{"after the update", 0.8}, {"since the update", 0.8}, {"after update", 0.8}, {"since update", 0.8}, {"latest update", 0.6},
+	{"please fix", 1.2}, {"fix this", 1}, {"fix it", 0.8}, {"not showing", 1}, {"doesn't show", 1}, {"does not show", 1},
+	{"missing data", 1}, {"lost data", 1}, {"data loss", 1.2}, {"deleted all", 1}, {"wiped", 0.8}, {"log in", 0.4}, {"login", 0.5},
+	{"not accurate", 0.8}, {"inaccurate", 0.8}, {"wrong", 0.5}, {"drains", 0.8}, {"battery drain", 1}, {"lag", 0.6}, {"laggy", 0.8},
+	{"timeout", 1}, {"timed out", 1}, {"500", 0.3}, {"404", 0.6}, {"exception", 1}, {"stack trace", 1.5}, {"outage", 1}, {"is down", 1},
+	{"not responding", 1.2}, {"unresponsive", 1}, {"keeps", 0.4}, {"no longer", 0.8}, {"problem", 0.6}, {"issue", 0.6}, {"issues", 0.6},
+}
+
+var ideaCues = []cue{
+	{"wish", 1.2}, {"i wish", 0.5}, {"would be great if", 1.8}, {"would be nice", 1.6}, {"would be great", 1.2}, {"would be awesome", 1.4},
+	{"would love", 1.2}, {"would like", 1}, {"i'd like", 1}, {"i'd love", 1.2}, {"please add", 1.8}, {"pls add", 1.8},
+	{"feature request", 2}, {"should add", 1.5}, {"could add", 1.2}, {"can you add", 1.5}, {"could you add", 1.5}, {"add a", 0.8},
+	{"add an", 0.8}, {"add the", 0.6}, {"add more", 1}, {"add support", 1.5}, {"option to", 1}, {"ability to", 1}, {"suggest", 1},
+	{"suggestion", 1.2}, {"it would be", 0.6}, {"hope you", 0.8}, {"needs a", 0.8}, {"need a", 0.6}, {"needs an", 0.8},
+	{"support for", 0.8}, {"integrate with", 1}, {"integration with", 1}, {"allow us", 1}, {"allow me", 0.8}, {"allow users", 1},
+	{"let us", 1}, {"let me", 0.5}, {"make it possible", 1.2}, {"missing feature", 1.5}, {"would be better", 1}, {"should have", 0.8},
+	{"should be able", 1.2}, {"please make", 1}, {"please bring", 1.2}, {"bring back", 1}, {"dark mode", 1}, {"widget", 0.6},
+	{"customizable", 0.6}, {"customize", 0.6}, {"request", 0.6}, {"please consider", 1.2}, {"why not", 0.6}, {"how about", 0.6},
+}
+
+var complaintCues = []cue{
+	{"refund", 2}, {"money back", 2}, {"worst support", 2.5}, {"customer service", 1.2}, {"customer support", 1.2}, {"support team", 0.6},
+	{"cancel my subscription", 2.5}, {"cancelling my subscription", 2.5}, {"canceling my subscription", 2.5}, {"cancel subscription", 2},
+	{"cancelled my subscription", 2.5}, {"unsubscribe", 1.2}, {"charged", 1.5}, {"overcharged", 2}, {"double charged", 2.5}, {"billing", 1.2},
+	{"rip off", 2}, {"ripoff", 2}, {"waste of money", 2}, {"never again", 1.5}, {"terrible service", 2}, {"worst service", 2},
+	{"no response", 1.2}, {"no reply", 1.2}, {"rude", 1.5}, {"too expensive", 1.2}, {"hidden fees", 2}, {"price increase", 1.2},
+	{"worst company", 2}, {"worst app", 1.2}, {"unacceptable", 1}, {"ignored my", 1.2}, {"still waiting", 1}, {"paywall", 1},
+	{"subscription", 0.5}, {"greedy", 1.2}, {"ads", 0.4}, {"switching to", 0.8}, {"going back to", 0.6}, {"uninstall", 0.6},
+	{"uninstalled", 0.6}, {"disappointed", 0.6}, {"complaint", 1.5}, {"cancelling", 1}, {"canceling", 1},
+}
+
+var misinfoCues = []cue{
+	{"is fake", 2.5}, {"are fake", 2.5}, {"it's fake", 2.5}, {"fake news", 2.5}, {"false claim", 2.5}, {"false claims", 2.5},
+	{"is a scam", 2.5}, {"it's a scam", 2.5}, {"scam", 1.5}, {"hoax", 2.5}, {"is lying", 2}, {"are lying", 2}, {"lies", 1.2},
+	{"misleading", 1.5}, {"rumor", 1.5}, {"rumour", 1.5}, {"conspiracy", 2}, {"debunked", 2}, {"propaganda", 2},
+	{"not true", 1.2}, {"isn't true", 1.2}, {"false", 1}, {"fabricated", 2}, {"made up", 1}, {"spreading", 0.8}, {"disinformation", 2.5},
+	{"misinformation", 2.5}, {"don't believe", 1}, {"secretly", 1}, {"cover up", 1.5}, {"cover-up", 1.5}, {"fraud", 1.2},
+}
+
+var praiseCues = []cue{
+	{"recommend", 1.5}, {"highly recommend", 1.5}, {"must have", 1.2}, {"must-have", 1.2}, {"best app", 1.2}, {"love this", 1},
+	{"love it", 1}, {"love the app", 1}, {"game changer", 1.2}, {"life saver", 1.2}, {"lifesaver", 1.2}, {"changed my life", 1.5},
+	{"5 stars", 1.2}, {"five stars", 1.2}, {"can't live without", 1.5}, {"thank you", 0.6}, {"thanks to", 0.8}, {"switched to", 0.6},
+	{"the best", 0.8}, {"so good", 0.6}, {"great app", 1}, {"excellent app", 1}, {"amazing app", 1}, {"works great", 1},
+	{"works perfectly", 1}, {"works well", 0.8}, {"happy with", 0.8}, {"impressed", 0.8}, {"well done", 0.8}, {"kudos", 0.8},
+}
+
+// cueScore sums the weights of the cues found in lower-case text and
+// returns the strongest cue for explanations.
+func cueScore(low string, cues []cue) (float64, string) {
+	s, best, bestW := 0.0, "", 0.0
+	for _, c := range cues {
+		if strings.Contains(low, c.phrase) && containsWord(low, c.phrase) {
+			s += c.weight
+			if c.weight > bestW {
+				best, bestW = c.phrase, c.weight
+			}
+		}
+	}
+	if s > 4 {
+		s = 4
+	}
+	return s, best
+}
+
+// hasErrorCode finds error codes such as "error 0x80070005", "E-1234" or
+// "code 502".
+func hasErrorCode(low string) bool {
+	for _, key := range []string{"error", "code", "err"} {
+		i := indexWord(low, key)
+		if i < 0 {
+			continue
+		}
+		rest := low[i+len(key):]
+		if len(rest) > 16 {
+			rest = rest[:16]
+		}
+		for _, r := range rest {
+			if r >= '0' && r <= '9' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// categoryDecision is the category and why it was chosen.
+type categoryDecision struct {
+	Category string
+	Cue      string // strongest rule cue, if any
+	Scores   map[string]float64
+}
+
+// categorize picks a category. low is the lower-cased text, words its
+// naive-Bayes words, compound its sentiment, brandNear reports whether the
+// brand is named close to a misinformation cue.
+func categorize(m *nb.Model, low string, words []string, compound float64, brandNear func(string) bool) categoryDecision {
+	var post [3]float64
+	p := m.Posterior(nb.Features(words), post[:0])
+	prob := map[string]float64{}
+	for i, c := range m.Classes {
+		prob[c] = p[i]
+	}
+	lg := func(x float64) float64 { return math.Log(x + 1e-9) }
+
+	rb, cb := cueScore(low, bugCues)
+	if hasErrorCode(low) {
+		rb += 1.5
+		if cb == "" {
+			cb = "error code"
+		}
+	}
+	ri, ci := cueScore(low, ideaCues)
+	rc, cc := cueScore(low, complaintCues)
+	rm, cm := cueScore(low, misinfoCues)
+	if rm > 0 && !brandNear(cm) {
+		rm = 0
+	}
+	rt, ct := cueScore(low, praiseCues)
+
+	scores := map[string]float64{
+		"bug_report":   lg(prob["bug_report"]) + 0.9*rb,
+		"product_idea": lg(prob["product_idea"]) + 0.9*ri,
+		"other":        lg(prob["other"]),
+	}
+	cues := map[string]string{"bug_report": cb, "product_idea": ci}
+	if rc > 0 && compound < 0.3 {
+		scores["complaint"] = lg(prob["other"]+prob["bug_report"]) + 1.2*rc - 1.5
+		cues["complaint"] = cc
+	}
+	if rm > 0 {
+		scores["misinformation"] = lg(prob["other"]+prob["bug_report"]) + 1.5*rm - 1.5
+		cues["misinformation"] = cm
+	}
+	if compound >= 0.5 && rb == 0 && ri < 1 {
+		// Praise with a recommendation, or strong praise alone.
+		scores["testimonial"] = lg(prob["other"]) + 1.0*rt + 2*(compound-0.5) - 0.3
+		cues["testimonial"] = ct
+	}
+	best, bestS := "other", math.Inf(-1)
+	for _, c := range Categories {
+		if s, ok := scores[c]; ok && s > bestS {
+			best, bestS = c, s
+		}
+	}
+	return categoryDecision{Category: best, Cue: cues[best], Scores: scores}
+}

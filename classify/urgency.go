@@ -1,0 +1,113 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Urgency is a sum of non-negative contributions (category, negative
+// intensity, reach, alarm signals), raised to a floor by the gravest signals
+// and capped at 100. Every contribution grows with its input, so adding
+// reach or negativity can never lower the score.
+
+// UrgentThreshold is the urgency from which a post is worth interrupting
+// someone.
+const UrgentThreshold = 70
+
+var categoryUrgency = map[string]int{
+	"bug_report":     25,
+	"complaint":      25,
+	"misinformation": 30,
+	"product_idea":   5,
+	"testimonial":    0,
+	"other":          5,
+}
+
+type signal struct {
+	name    string
+	points  int
+	floor   int // urgency never below this when the signal is present
+	phrases []string
+}
+
+var urgencySignals = []signal{
+	{"data loss", 45, 75, []string{"data loss", "lost all my data", "deleted all my data", "deleted my data", "lost my data",
+		"deleted all my", "lost all my", "wiped my", "wiped all", "data is gone", "data are gone", "everything is gone", "all gone",
+		"erased my", "erased all", "deleted everything", "lost everything", "disappeared"}},
+	{"security", 40, 72, []string{"hacked", "breach", "breached", "data leak", "leaked", "vulnerability", "exploit", "compromised",
+		"account was stolen", "stole my account", "phishing", "exposed my", "security hole", "security issue", "unauthorized",
+		"unauthorised", "malware", "ransomware", "password leak"}},
+	{"outage", 35, 70, []string{"outage", "is down", "are down", "went down", "servers down", "server down", "down again",
+		"down for everyone", "site down", "service down", "app is down", "502", "503", "service unavailable", "not loading for anyone"}},
+	{"legal", 30, 0, []string{"lawsuit", "sue", "suing", "sued", "lawyer", "attorney", "class action", "legal action", "gdpr",
+		"regulator", "court", "small claims", "ftc", "chargeback"}},
+	{"churn", 20, 0, []string{"cancelling", "canceling", "cancel my", "cancelled my", "canceled my", "switching to", "moving to",
+		"uninstalling", "uninstalled", "never again", "unsubscribing", "unsubscribed", "done with", "leaving", "deleting my account",
+		"delete my account", "refund"}},
+}
+
+type urgencyScore struct {
+	Score   int
+	Reasons []string
+}
+
+// reach combines audience and engagement into one number of people.
+func reach(in Input) float64 {
+	r := float64(max(in.AuthorFollowers, 0))
+	for _, v := range in.Engagement {
+		if v > 0 {
+			r += 5 * float64(v)
+		}
+	}
+	return r
+}
+
+func scoreUrgency(a analysis, category string, in Input) urgencyScore {
+	return urgencyFrom(a.low, category, a.sent.Compound, reach(in))
+}
+
+func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
+	var u urgencyScore
+	score := categoryUrgency[category]
+	if score > 0 {
+		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: category %s", score, category))
+	}
+	if compound < 0 {
+		p := int(math.Round(30 * -compound))
+		if p > 0 {
+			score += p
+			u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: negative sentiment %.2f", p, compound))
+		}
+	}
+	if reachN > 0 {
+		p := int(math.Round(math.Min(20, 4*math.Log10(1+reachN))))
+		if p > 0 {
+			score += p
+			u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: reach %.0f", p, reachN))
+		}
+	}
+	floor, critical := 0, false
+	for _, s := range urgencySignals {
+		for _, ph := range s.phrases {
+			if strings.Contains(low, ph) && containsWord(low, ph) {
+				score += s.points
+				floor = max(floor, s.floor)
+				critical = critical || s.floor > 0
+				u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: %s (%q)", s.points, s.name, ph))
+				break
+			}
+		}
+	}
+	// A calm idea or a thank-you is never urgent on its own.
+	if !critical && (category == "product_idea" || category == "testimonial") && score > 60 {
+		score = 60
+		u.Reasons = append(u.Reasons, "urgency capped at 60: "+category+" without an alarm signal")
+	}
+	if score < floor {
+		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency raised to %d by the alarm signal", floor))
+		score = floor
+	}
+	u.Score = min(max(score, 0), 100)
+	return u
+}
