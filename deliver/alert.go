@@ -158,9 +158,10 @@ func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// slackLink is <url|label>; a | or > in the URL would end it early.
+// slackLink is <url|label>. A | or > in the URL would end it early, and
+// Slack reads &amp; back as &.
 func slackLink(url, label string) string {
-	url = strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(url)
+	url = strings.NewReplacer("&", "&amp;", "|", "%7C", ">", "%3E", "<", "%3C").Replace(url)
 	return "<" + url + "|" + label + ">"
 }
 
