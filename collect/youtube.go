@@ -109,8 +109,8 @@ func (y *YouTube) Configured() (bool, string) {
 }
 
 type youtubeSearchPage struct {
-	Kind          string  `json:"kind"`
-	NextPageToken string  `json:"nextPageToken"`
+	Kind          string `json:"kind"`
+	NextPageToken string `json:"nextPageToken"`
 	Items         *[]struct {
 		ID struct {
 			Kind    string `json:"kind"`
