@@ -1,0 +1,467 @@
+package classify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+)
+
+// OllamaConfig configures the Ollama classifier. Zero values take defaults.
+type OllamaConfig struct {
+	Host        string        // Ollama base URL; default http://127.0.0.1:11434
+	Model       string        // default DefaultOllamaModel
+	Timeout     time.Duration // per attempt; default 60s
+	Retries     int           // extra attempts after a failure; default 2, negative means none
+	Concurrency int           // calls in flight at once; default 2
+	// Prices in USD per 1,000 tokens, for Result.CostUSD.
+	PricePer1KInput  float64
+	PricePer1KOutput float64
+	// HTTPClient overrides the HTTP client (its Timeout is kept as is).
+	HTTPClient *http.Client
+}
+
+// DefaultOllamaModel is the model used when none is configured: small,
+// widely pulled, and good at following a JSON schema.
+const DefaultOllamaModel = "llama3.2"
+
+// DefaultOllamaHost is where Ollama listens by default.
+const DefaultOllamaHost = "http://127.0.0.1:11434"
+
+// Ollama classifies with a local Ollama model and falls back to the built-in
+// classifier whenever the model fails or answers out of schema. It is safe
+// for concurrent use.
+type Ollama struct {
+	cfg       OllamaConfig
+	client    *api.Client
+	sem       chan struct{}
+	builtin   *Builtin
+	fallbacks atomic.Int64
+	calls     atomic.Int64
+}
+
+// NewOllama builds the classifier. It does not contact the server.
+func NewOllama(cfg OllamaConfig) *Ollama {
+	if cfg.Host == "" {
+		cfg.Host = DefaultOllamaHost
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultOllamaModel
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 2
+	} else if cfg.Retries < 0 {
+		cfg.Retries = 0
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 2
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		// The per-attempt context deadline bounds each call; the client
+		// timeout is a backstop against a stuck connection.
+		hc = &http.Client{Timeout: cfg.Timeout + 5*time.Second}
+	}
+	u := parseOllamaHost(cfg.Host)
+	return &Ollama{
+		cfg:     cfg,
+		client:  api.NewClient(u, hc),
+		sem:     make(chan struct{}, cfg.Concurrency),
+		builtin: NewBuiltin(),
+	}
+}
+
+// parseOllamaHost accepts what OLLAMA_HOST accepts: a URL, or host[:port]
+// without a scheme.
+func parseOllamaHost(h string) *url.URL {
+	h = strings.TrimSpace(h)
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" {
+		u, _ = url.Parse(DefaultOllamaHost)
+		return u
+	}
+	if u.Port() == "" {
+		port := "11434"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		u.Host = net.JoinHostPort(u.Hostname(), port)
+	}
+	return u
+}
+
+// Name implements Classifier.
+func (o *Ollama) Name() string { return "ollama:" + o.cfg.Model }
+
+// Fallbacks counts classifications answered by the built-in classifier
+// because Ollama failed.
+func (o *Ollama) Fallbacks() int64 { return o.fallbacks.Load() }
+
+// Calls counts requests sent to Ollama, retries included.
+func (o *Ollama) Calls() int64 { return o.calls.Load() }
+
+// llmAnswer is the JSON the model must return.
+type llmAnswer struct {
+	Category   *string `json:"category"`
+	Sentiment  *string `json:"sentiment"`
+	Urgency    *int    `json:"urgency"`
+	Summary    *string `json:"ai_summary"`
+	IsRelevant *bool   `json:"is_relevant"`
+}
+
+// errPermanent marks failures a retry cannot fix.
+var errPermanent = errors.New("permanent")
+
+// Classify implements Classifier. It returns an error only when ctx ends;
+// every other failure is answered by the built-in classifier.
+func (o *Ollama) Classify(ctx context.Context, in Input) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	enabled := enabledCategories(in.Categories)
+	req := o.request(in, enabled)
+	var inTok, outTok int
+	var lastErr error
+	for attempt := 0; attempt <= o.cfg.Retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return Result{}, ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 200 * time.Millisecond):
+			}
+		}
+		resp, err := o.chat(ctx, req)
+		inTok += resp.PromptEvalCount
+		outTok += resp.EvalCount
+		if err == nil {
+			var res Result
+			res, err = o.parse(resp.Message.Content, in, enabled)
+			if err == nil {
+				res.Classifier = o.Name()
+				o.account(&res, inTok, outTok)
+				return res, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		lastErr = err
+		if errors.Is(err, errPermanent) {
+			break
+		}
+	}
+	o.fallbacks.Add(1)
+	res := o.builtin.classify(in)
+	res.Classifier = "builtin(fallback)"
+	res.Reasons = append(res.Reasons, "ollama failed: "+lastErr.Error())
+	o.account(&res, inTok, outTok)
+	return res, nil
+}
+
+func (o *Ollama) account(r *Result, in, out int) {
+	r.InputTokens, r.OutputTokens = in, out
+	r.CostUSD = float64(in)/1000*o.cfg.PricePer1KInput + float64(out)/1000*o.cfg.PricePer1KOutput
+}
+
+func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest) (api.ChatResponse, error) {
+	select {
+	case o.sem <- struct{}{}:
+	case <-ctx.Done():
+		return api.ChatResponse{}, ctx.Err()
+	}
+	defer func() { <-o.sem }()
+	o.calls.Add(1)
+	actx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
+	defer cancel()
+	var resp api.ChatResponse
+	got := false
+	err := o.client.Chat(actx, req, func(r api.ChatResponse) error {
+		resp, got = r, true
+		return nil
+	})
+	if err != nil {
+		var se api.StatusError
+		if errors.As(err, &se) && se.StatusCode >= 400 && se.StatusCode < 500 && se.StatusCode != http.StatusTooManyRequests && se.StatusCode != http.StatusRequestTimeout {
+			return resp, fmt.Errorf("%w: ollama: %v", errPermanent, err)
+		}
+		var ae api.AuthorizationError
+		if errors.As(err, &ae) {
+			return resp, fmt.Errorf("%w: ollama: %v", errPermanent, err)
+		}
+		return resp, fmt.Errorf("ollama: %w", err)
+	}
+	if !got {
+		return resp, errors.New("ollama: empty response")
+	}
+	return resp, nil
+}
+
+func enabledCategories(cats []CategoryInfo) []CategoryInfo {
+	var out []CategoryInfo
+	for _, c := range Categories {
+		info := CategoryInfo{Category: c, Label: c, Enabled: true}
+		if cats != nil {
+			found := false
+			for _, ci := range cats {
+				if ci.Category == c {
+					info, found = ci, true
+					if info.Label == "" {
+						info.Label = c
+					}
+				}
+			}
+			if !found {
+				info.Enabled = c == "other"
+			}
+		}
+		if c == "other" {
+			info.Enabled = true
+		}
+		if info.Enabled {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+var defaultCategoryDescriptions = map[string]string{
+	"bug_report":     "something in the product is broken: crashes, errors, features that do not work",
+	"complaint":      "unhappy about service, price, billing, support or the company, without a specific defect",
+	"misinformation": "a false or misleading claim about the brand",
+	"product_idea":   "a feature request or suggestion for the product",
+	"testimonial":    "praise or a recommendation of the product",
+	"other":          "anything else",
+}
+
+func (o *Ollama) schema(enabled []CategoryInfo) json.RawMessage {
+	cats := make([]string, len(enabled))
+	for i, c := range enabled {
+		cats[i] = c.Category
+	}
+	s := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"category":    map[string]any{"type": "string", "enum": cats},
+			"sentiment":   map[string]any{"type": "string", "enum": []string{"positive", "neutral", "negative"}},
+			"urgency":     map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
+			"ai_summary":  map[string]any{"type": "string", "maxLength": MaxSummaryRunes},
+			"is_relevant": map[string]any{"type": "boolean"},
+		},
+		"required": []string{"category", "sentiment", "urgency", "ai_summary", "is_relevant"},
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// maxPromptText bounds the post text sent to the model.
+const maxPromptText = 6000
+
+func (o *Ollama) request(in Input, enabled []CategoryInfo) *api.ChatRequest {
+	schema := o.schema(enabled)
+	var sys bytes.Buffer
+	sys.WriteString("You classify social-media posts and reviews that mention a brand, for the brand's team.\n")
+	fmt.Fprintf(&sys, "Brand/project: %s\n", orDash(in.Project.Name))
+	if in.Project.Website != "" {
+		fmt.Fprintf(&sys, "Website: %s\n", in.Project.Website)
+	}
+	if in.Project.Description != "" {
+		fmt.Fprintf(&sys, "About the brand: %s\n", in.Project.Description)
+	}
+	if len(in.Keywords) > 0 {
+		fmt.Fprintf(&sys, "Monitored keywords: %s\n", strings.Join(in.Keywords, ", "))
+	}
+	sys.WriteString("\nCategories (choose exactly one):\n")
+	for _, c := range enabled {
+		d := c.Description
+		if d == "" {
+			d = defaultCategoryDescriptions[c.Category]
+		}
+		fmt.Fprintf(&sys, "- %s (%s): %s\n", c.Category, c.Label, d)
+	}
+	sys.WriteString(`
+Fields:
+- category: one of the categories above.
+- sentiment: positive, neutral or negative, the author's attitude.
+- urgency: 0-100, how soon the team should look; 70 or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
+- ai_summary: one sentence, at most 200 characters, plain text, what the post says.
+- is_relevant: true if the post is really about this brand or its product, false if the keyword is used as an ordinary word or names something else.
+Answer with JSON only, matching this schema:
+`)
+	sys.Write(schema)
+	text := in.Text
+	if len(text) > maxPromptText {
+		text = truncateUTF8(text, maxPromptText) + " …"
+	}
+	var user strings.Builder
+	if in.Source != "" {
+		fmt.Fprintf(&user, "Source: %s\n", in.Source)
+	}
+	if in.AuthorFollowers > 0 {
+		fmt.Fprintf(&user, "Author followers: %d\n", in.AuthorFollowers)
+	}
+	if len(in.Engagement) > 0 {
+		b, _ := json.Marshal(in.Engagement)
+		fmt.Fprintf(&user, "Engagement: %s\n", b)
+	}
+	user.WriteString("Post:\n")
+	user.WriteString(text)
+
+	stream := false
+	return &api.ChatRequest{
+		Model:    o.cfg.Model,
+		Stream:   &stream,
+		Format:   schema,
+		Think:    &api.ThinkValue{Value: false},
+		Options:  map[string]any{"temperature": 0},
+		Messages: []api.Message{{Role: "system", Content: sys.String()}, {Role: "user", Content: user.String()}},
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// parse validates the model's JSON against the schema and its enums.
+func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result, error) {
+	var a llmAnswer
+	content = strings.TrimSpace(content)
+	if err := json.Unmarshal([]byte(content), &a); err != nil {
+		return Result{}, fmt.Errorf("model output is not the JSON object asked for: %w", err)
+	}
+	if a.Category == nil || a.Sentiment == nil || a.Urgency == nil || a.Summary == nil || a.IsRelevant == nil {
+		return Result{}, errors.New("model output misses a required field")
+	}
+	ok := false
+	for _, c := range enabled {
+		if c.Category == *a.Category {
+			ok = true
+		}
+	}
+	if !ok {
+		return Result{}, fmt.Errorf("model category %q is not an enabled category", *a.Category)
+	}
+	switch *a.Sentiment {
+	case "positive", "neutral", "negative":
+	default:
+		return Result{}, fmt.Errorf("model sentiment %q is not allowed", *a.Sentiment)
+	}
+	if *a.Urgency < 0 || *a.Urgency > 100 {
+		return Result{}, fmt.Errorf("model urgency %d out of 0..100", *a.Urgency)
+	}
+	summary := cleanText(*a.Summary)
+	if summary == "" {
+		summary = Summarize(in.Text, in.Keywords)
+	}
+	summary = cutAtWord(summary, MaxSummaryRunes)
+	if !utf8.ValidString(summary) {
+		summary = Summarize(in.Text, in.Keywords)
+	}
+	res := Result{
+		Category:   *a.Category,
+		Sentiment:  *a.Sentiment,
+		Urgency:    *a.Urgency,
+		Summary:    summary,
+		IsRelevant: *a.IsRelevant,
+		Reasons:    []string{"classified by " + o.Name()},
+	}
+	// What the user taught through triage overrides the model when it is
+	// confident.
+	if in.Relevance != nil {
+		s := in.Relevance.Score(in.Text, brandTerms(in))
+		switch {
+		case s <= -3:
+			res.IsRelevant = false
+			res.Reasons = append(res.Reasons, fmt.Sprintf("not relevant: triage model %+.1f", s))
+		case s >= 3:
+			res.IsRelevant = true
+			res.Reasons = append(res.Reasons, fmt.Sprintf("relevant: triage model %+.1f", s))
+		}
+	}
+	return res, nil
+}
+
+// FromEnv builds the classifier EARSHOT_CLASSIFIER names: "builtin" (the
+// default) or "ollama", configured by OLLAMA_HOST, EARSHOT_OLLAMA_MODEL,
+// EARSHOT_OLLAMA_TIMEOUT (a Go duration), EARSHOT_OLLAMA_CONCURRENCY,
+// EARSHOT_OLLAMA_RETRIES, EARSHOT_OLLAMA_PRICE_PER_1K_INPUT and
+// EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT.
+func FromEnv(getenv func(string) string) (Classifier, error) {
+	switch kind := strings.ToLower(strings.TrimSpace(getenv("EARSHOT_CLASSIFIER"))); kind {
+	case "", "builtin":
+		return NewBuiltin(), nil
+	case "ollama":
+		cfg := OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
+		var err error
+		if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
+			return nil, err
+		}
+		if cfg.PricePer1KOutput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT"); err != nil {
+			return nil, err
+		}
+		if v := getenv("EARSHOT_OLLAMA_TIMEOUT"); v != "" {
+			if cfg.Timeout, err = time.ParseDuration(v); err != nil || cfg.Timeout <= 0 {
+				return nil, fmt.Errorf("EARSHOT_OLLAMA_TIMEOUT: want a positive duration such as 30s, got %q", v)
+			}
+		}
+		if cfg.Concurrency, err = envInt(getenv, "EARSHOT_OLLAMA_CONCURRENCY"); err != nil {
+			return nil, err
+		}
+		if v := getenv("EARSHOT_OLLAMA_RETRIES"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("EARSHOT_OLLAMA_RETRIES: want a whole number ≥ 0, got %q", v)
+			}
+			cfg.Retries = n
+			if n == 0 {
+				cfg.Retries = -1
+			}
+		}
+		return NewOllama(cfg), nil
+	default:
+		return nil, fmt.Errorf("EARSHOT_CLASSIFIER: unknown classifier %q (want builtin or ollama)", kind)
+	}
+}
+
+func envFloat(getenv func(string) string, name string) (float64, error) {
+	v := getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("%s: want a number ≥ 0, got %q", name, v)
+	}
+	return f, nil
+}
+
+func envInt(getenv func(string) string, name string) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s: want a whole number > 0, got %q", name, v)
+	}
+	return n, nil
+}
