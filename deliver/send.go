@@ -61,7 +61,8 @@ type Result struct {
 // Send makes one signed Standard Webhooks delivery attempt: a POST of body
 // with webhook-id msgID (the same on every retry), webhook-timestamp now (a
 // fresh one per attempt), and one signature per secret. client should come
-// from NewClient.
+// from NewClient and be shared. A cancelled ctx (shutdown) also yields
+// Retry; the delivery stays pending for the next run.
 func Send(ctx context.Context, client *http.Client, url string, secrets []string, msgID string, body []byte, now time.Time) Result {
 	sig, err := SignatureHeader(secrets, msgID, now, body)
 	if err != nil {
