@@ -75,37 +75,24 @@ func RunJSONLines(ctx context.Context, c Classifier, r io.Reader, w io.Writer) e
 }
 
 // readLine reads one line without its newline. A line over maxLine is
-// consumed and reported as tooLong.
+// consumed whole and reported as tooLong.
 func readLine(br *bufio.Reader) (string, bool, error) {
-	var sb strings.Builder
+	var buf []byte
+	tooLong := false
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if sb.Len()+len(chunk) <= maxLine {
-			sb.Write(chunk)
-		}
-		tooLong := sb.Len()+len(chunk) > maxLine
-		if err == bufio.ErrBufferFull {
-			if tooLong {
-				sb.Reset()
-				sb.WriteString(" ")
-				// keep draining
-				for err == bufio.ErrBufferFull {
-					_, err = br.ReadSlice('\n')
-				}
-				return "", true, eofOrNil(err)
+		if !tooLong {
+			if len(buf)+len(chunk) > maxLine {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
 			}
+		}
+		if err == bufio.ErrBufferFull {
 			continue
 		}
-		s := strings.TrimRight(sb.String(), "\r\n")
-		return s, false, err
+		return strings.TrimRight(string(buf), "\r\n"), tooLong, err
 	}
-}
-
-func eofOrNil(err error) error {
-	if err == io.EOF {
-		return io.EOF
-	}
-	return nil
 }
 
 func classifyLine(ctx context.Context, c Classifier, line string, tooLong bool, lineNo int) *lineOut {
