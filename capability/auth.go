@@ -1,0 +1,81 @@
+package capability
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"strings"
+
+	"earshot/store"
+)
+
+// Authenticate resolves a bearer token (API key or session token) into a
+// principal. projectHeader is the Earshot-Project header; projectHint is a
+// project id the request is about (used when the header is absent).
+func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projectHint string) (*Principal, error) {
+	switch {
+	case strings.HasPrefix(token, "esk_"):
+		if !WellFormedKey(token) {
+			return nil, Unauthorized("malformed API key")
+		}
+		k, err := s.Store.APIKeyByHash(ctx, HashKey(token))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, Unauthorized("unknown or revoked API key")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if projectHeader != "" && projectHeader != k.ProjectID {
+			// A key is bound to its project; naming another one reaches nothing.
+			return nil, NotFound("project")
+		}
+		s.Store.TouchAPIKey(context.WithoutCancel(ctx), k.ID)
+		return &Principal{Kind: KindKey, KeyID: k.ID, UserID: k.CreatedBy, ProjectID: k.ProjectID, Scopes: k.Scopes}, nil
+	case strings.HasPrefix(token, "ess_"):
+		sess, err := s.Store.SessionByToken(ctx, token)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, Unauthorized("unknown or expired session")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.SessionPrincipal(ctx, sess, projectHeader, projectHint)
+	}
+	return nil, Unauthorized("unknown credential")
+}
+
+// SessionPrincipal builds the principal of a session in the chosen project.
+func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, projectHeader, projectHint string) (*Principal, error) {
+	p := &Principal{Kind: KindSession, UserID: sess.UserID, SessionID: sess.ID, Scopes: []string{ProjectsRead, ProjectsWrite}}
+	want := projectHeader
+	if want == "" {
+		want = projectHint
+	}
+	if want == "" {
+		ps, err := s.Store.ProjectsForUser(ctx, sess.UserID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ps) == 1 {
+			want = ps[0].ID
+		}
+	}
+	if want == "" {
+		// No project chosen: only project-less operations will pass.
+		return p, nil
+	}
+	role, err := s.Store.Membership(ctx, want, sess.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		if projectHeader != "" {
+			return nil, NotFound("project")
+		}
+		return p, nil // a path id of an unreachable project: 404 later
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.ProjectID, p.Role, p.Scopes = want, role, RoleScopes[role]
+	return p, nil
+}
+
+var _ = sha256.New

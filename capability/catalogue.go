@@ -1,0 +1,423 @@
+// Package capability is the catalogue of every operation Earshot offers.
+// Each operation is declared once — name, route, scope, typed input with its
+// validation rules in struct tags, and the function that does the work — and
+// REST, MCP, OpenAPI, the docs and the dashboard are bindings derived from it.
+package capability
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Scopes, as the spec names them.
+const (
+	ProjectsRead   = "projects:read"
+	ProjectsWrite  = "projects:write"
+	MonitorsRead   = "monitors:read"
+	MonitorsWrite  = "monitors:write"
+	MentionsRead   = "mentions:read"
+	MentionsWrite  = "mentions:write"
+	AlertsWrite    = "alerts:write"
+	UsageRead      = "usage:read"
+	WebhooksWrite  = "webhooks:write"
+	APIVersion     = "2026-09-02"
+	maxIdemKeyLen  = 128
+	minIdemKeyLen  = 8
+)
+
+// AllScopes lists the nine scopes.
+var AllScopes = []string{ProjectsRead, ProjectsWrite, MonitorsRead, MonitorsWrite, MentionsRead, MentionsWrite, AlertsWrite, UsageRead, WebhooksWrite}
+
+// RoleScopes gives each project role its scopes.
+var RoleScopes = map[string][]string{
+	"owner":  AllScopes,
+	"editor": {ProjectsRead, MonitorsRead, MonitorsWrite, MentionsRead, MentionsWrite, AlertsWrite, UsageRead, WebhooksWrite},
+	"viewer": {ProjectsRead, MonitorsRead, MentionsRead, UsageRead},
+}
+
+// Capability is one operation of the catalogue.
+type Capability struct {
+	Name        string // snake_case; the MCP tool name and OpenAPI operationId
+	Title       string // short human title
+	Description string // tells a person or an agent when to use it
+	Group       string // resource family, for docs
+	Method      string
+	Path        string // httprouter pattern, e.g. /api/v1/monitors/:id
+	Scope       string
+	Write       bool // changes state; accepts an idempotency key
+	Destructive bool
+	Idempotent  bool // repeating it has no further effect
+	SessionOnly bool // refused to API keys
+	NoProject   bool // does not need a current project
+	CSV         bool // REST answers text/csv instead of the JSON envelope
+
+	In     reflect.Type // struct type of the input
+	Out    reflect.Type // struct type of data
+	Fields []Field
+
+	run func(ctx context.Context, p *Principal, in any) (any, error)
+}
+
+// Field is one input field, from the input struct's tags:
+//
+//	json:"name"  in:"path|query|body"  validate:"required,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  doc:"…"
+type Field struct {
+	Name     string
+	In       string
+	Doc      string
+	Type     reflect.Type
+	index    []int
+	Required bool
+	MaxLen   int
+	MinLen   int
+	Min, Max *int
+	MaxItems int
+	Enum     []string
+	Format   string // uuid, uri, date-time, email
+	Default  string
+}
+
+// Define declares a capability with a typed function.
+func Define[In, Out any](c Capability, fn func(ctx context.Context, p *Principal, in *In) (*Out, error)) *Capability {
+	c.In = reflect.TypeFor[In]()
+	c.Out = reflect.TypeFor[Out]()
+	fields, err := parseFields(c.In, "")
+	if err != nil {
+		panic(fmt.Sprintf("capability %s: %v", c.Name, err))
+	}
+	for _, f := range fields {
+		if f.In == "path" && !strings.Contains(c.Path, ":"+f.Name) {
+			panic(fmt.Sprintf("capability %s: path field %s not in %s", c.Name, f.Name, c.Path))
+		}
+	}
+	c.Fields = fields
+	c.run = func(ctx context.Context, p *Principal, in any) (any, error) {
+		out, err := fn(ctx, p, in.(*In))
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return &c
+}
+
+// NewInput returns a pointer to a zero input struct.
+func (c *Capability) NewInput() any { return reflect.New(c.In).Interface() }
+
+func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("input %s is not a struct", t)
+	}
+	var out []Field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name := strings.Split(sf.Tag.Get("json"), ",")[0]
+		if name == "" || name == "-" {
+			continue
+		}
+		f := Field{Name: name, In: sf.Tag.Get("in"), Doc: sf.Tag.Get("doc"), Type: sf.Type, index: sf.Index, Default: sf.Tag.Get("default")}
+		if f.In == "" {
+			f.In = "body"
+		}
+		if defaultIn != "" {
+			f.In = defaultIn
+		}
+		for _, rule := range strings.Split(sf.Tag.Get("validate"), ",") {
+			k, v, _ := strings.Cut(rule, "=")
+			num := func() int {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					panic(fmt.Sprintf("field %s: bad number in %q", name, rule))
+				}
+				return n
+			}
+			switch k {
+			case "":
+			case "required":
+				f.Required = true
+			case "maxlen":
+				f.MaxLen = num()
+			case "minlen":
+				f.MinLen = num()
+			case "min":
+				n := num()
+				f.Min = &n
+			case "max":
+				n := num()
+				f.Max = &n
+			case "maxitems":
+				f.MaxItems = num()
+			case "enum":
+				f.Enum = strings.Split(v, "|")
+			case "format":
+				f.Format = v
+			default:
+				return nil, fmt.Errorf("field %s: unknown rule %q", name, rule)
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Decode fills a new input from raw JSON values keyed by field name
+// (MCP arguments, a REST body merged with path and query values). Unknown
+// keys are refused; accept limits which fields may come from this source.
+func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field) bool) (any, error) {
+	in := c.NewInput()
+	v := reflect.ValueOf(in).Elem()
+	byName := make(map[string]Field, len(c.Fields))
+	for _, f := range c.Fields {
+		byName[f.Name] = f
+	}
+	for k, raw := range values {
+		f, ok := byName[k]
+		if !ok || (accept != nil && !accept(f)) {
+			return nil, Invalid(k, "unknown field %q", k)
+		}
+		fv := v.FieldByIndex(f.index)
+		if err := decodeStrict(raw, fv.Addr().Interface()); err != nil {
+			return nil, Invalid(k, "%s must be %s", k, describeType(f.Type))
+		}
+		if string(raw) == "null" && !nullable(f.Type) {
+			return nil, Invalid(k, "%s must not be null", k)
+		}
+	}
+	if err := c.validate(v, values); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func decodeStrict(raw json.RawMessage, dst any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data")
+	}
+	return nil
+}
+
+func nullable(t reflect.Type) bool {
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return true
+	}
+	if t == reflect.TypeFor[NullString]() {
+		return true
+	}
+	return false
+}
+
+func describeType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[json.RawMessage](), t.Kind() == reflect.Map:
+		return "an object"
+	case t == reflect.TypeFor[NullString]():
+		return "a string or null"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(describeType(t.Elem()), "a "), "an ") + "s"
+	case reflect.Struct:
+		return "an object with known fields only"
+	}
+	return t.String()
+}
+
+// validate applies the declared rules. present tells which fields were sent.
+func (c *Capability) validate(v reflect.Value, present map[string]json.RawMessage) error {
+	for _, f := range c.Fields {
+		fv := v.FieldByIndex(f.index)
+		raw, sent := present[f.Name]
+		if f.Required {
+			if !sent || string(raw) == "null" {
+				return Invalid(f.Name, "%s is required", f.Name)
+			}
+			if fv.Kind() == reflect.String && fv.Len() == 0 {
+				return Invalid(f.Name, "%s must not be empty", f.Name)
+			}
+		}
+		if !sent {
+			continue
+		}
+		if err := checkValue(f, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(f Field, v reflect.Value) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Type() == reflect.TypeFor[NullString]() {
+		ns := v.Interface().(NullString)
+		if !ns.Valid {
+			return nil
+		}
+		return checkString(f, f.Name, ns.V)
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return checkString(f, f.Name, v.String())
+	case reflect.Int, reflect.Int64:
+		n := v.Int()
+		if f.Min != nil && n < int64(*f.Min) {
+			return Invalid(f.Name, "%s must be at least %d", f.Name, *f.Min)
+		}
+		if f.Max != nil && n > int64(*f.Max) {
+			return Invalid(f.Name, "%s must be at most %d", f.Name, *f.Max)
+		}
+		if len(f.Enum) > 0 && !contains(f.Enum, strconv.FormatInt(n, 10)) {
+			return Invalid(f.Name, "%s must be one of %s", f.Name, strings.Join(f.Enum, ", "))
+		}
+	case reflect.Slice:
+		if v.Type() == reflect.TypeFor[json.RawMessage]() {
+			return nil
+		}
+		if f.MaxItems > 0 && v.Len() > f.MaxItems {
+			return Invalid(f.Name, "%s must have at most %d items", f.Name, f.MaxItems)
+		}
+		for i := 0; i < v.Len(); i++ {
+			if v.Index(i).Kind() == reflect.String {
+				if err := checkString(f, fmt.Sprintf("%s[%d]", f.Name, i), v.Index(i).String()); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Struct:
+		return validateStruct(v, f.Name)
+	}
+	return nil
+}
+
+func checkString(f Field, param, s string) error {
+	n := utf8.RuneCountInString(s)
+	if f.MaxLen > 0 && n > f.MaxLen {
+		return Invalid(param, "%s must be at most %d characters", param, f.MaxLen)
+	}
+	if f.MinLen > 0 && n < f.MinLen {
+		return Invalid(param, "%s must be at least %d characters", param, f.MinLen)
+	}
+	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+		return Invalid(param, "%s must be one of %s", param, strings.Join(f.Enum, ", "))
+	}
+	if f.Format != "" {
+		if err := checkFormat(f.Format, s); err != nil {
+			return Invalid(param, "%s %s", param, err.Error())
+		}
+	}
+	return nil
+}
+
+// validateStruct validates a nested struct (e.g. saved-view filters) by the
+// same tags.
+func validateStruct(v reflect.Value, prefix string) error {
+	fields, err := parseFields(v.Type(), "")
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		fv := v.FieldByIndex(f.index)
+		if fv.Kind() == reflect.Pointer && fv.IsNil() {
+			continue
+		}
+		if fv.Kind() == reflect.String && fv.Len() == 0 {
+			continue
+		}
+		f.Name = prefix + "." + f.Name
+		if err := checkValue(f, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Call checks the principal may run c and runs it. Scope, session-only and
+// project checks live here so every binding gets them.
+func (c *Capability) Call(ctx context.Context, p *Principal, in any) (any, error) {
+	if err := c.Authorize(p); err != nil {
+		return nil, err
+	}
+	return c.run(ctx, p, in)
+}
+
+// Authorize checks scope, credential kind and project selection.
+func (c *Capability) Authorize(p *Principal) error {
+	if p == nil {
+		return Unauthorized("missing credentials")
+	}
+	if c.SessionOnly && p.Kind != KindSession && p.Kind != KindSystem {
+		return Forbidden(c.Name + " needs a session credential; API keys cannot call it")
+	}
+	if !p.Has(c.Scope) {
+		return Forbidden(fmt.Sprintf("this credential lacks the %s scope", c.Scope))
+	}
+	if !c.NoProject && p.ProjectID == "" {
+		return Invalid("Earshot-Project", "choose a project with the Earshot-Project header; this user belongs to several or none")
+	}
+	return nil
+}
+
+// NullString is a string field that distinguishes absent, null and a value.
+type NullString struct {
+	Set   bool // the field was sent
+	Valid bool // not null
+	V     string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *NullString) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if string(b) == "null" {
+		n.Valid = false
+		return nil
+	}
+	n.Valid = true
+	return json.Unmarshal(b, &n.V)
+}
+
+// Ptr returns nil for null, else the value.
+func (n NullString) Ptr() *string {
+	if !n.Valid {
+		return nil
+	}
+	v := n.V
+	return &v
+}

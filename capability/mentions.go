@@ -1,0 +1,3 @@
+package capability
+
+func (s *Service) mentionCaps() []*Capability { return nil }

@@ -1,0 +1,218 @@
+package capability
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sort"
+	"time"
+
+	"earshot/store"
+)
+
+// Config is what the capabilities need to know about the deployment.
+type Config struct {
+	BaseURL              string         // e.g. http://127.0.0.1:8080
+	DocsURL              string         // e.g. {BaseURL}/docs
+	PlanQuotas           map[string]int // mentions per month; 0 = unlimited
+	AllowPrivateWebhooks bool
+	SessionTTL           time.Duration
+	IdempotencyWindow    time.Duration
+}
+
+// Service holds the dependencies of every capability and the catalogue.
+type Service struct {
+	Store  *store.Store
+	Config Config
+	Log    *slog.Logger
+	// Hooks for other parts of the process; nil hooks are skipped.
+	MonitorChanged func(projectID, monitorID string) // nudges the scheduler
+	ValidateWebhookURL func(raw string, allowPrivate bool) error
+	NewWebhookSecret   func() string
+
+	caps   []*Capability
+	byName map[string]*Capability
+}
+
+// New builds the service and its catalogue.
+func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
+	if cfg.SessionTTL == 0 {
+		cfg.SessionTTL = 30 * 24 * time.Hour
+	}
+	if cfg.IdempotencyWindow == 0 {
+		cfg.IdempotencyWindow = 24 * time.Hour
+	}
+	if cfg.DocsURL == "" {
+		cfg.DocsURL = cfg.BaseURL + "/docs"
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Service{Store: st, Config: cfg, Log: log}
+	for _, group := range [][]*Capability{
+		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
+		s.mentionCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
+	} {
+		s.caps = append(s.caps, group...)
+	}
+	s.byName = map[string]*Capability{}
+	for _, c := range s.caps {
+		if _, dup := s.byName[c.Name]; dup {
+			panic("duplicate capability " + c.Name)
+		}
+		s.byName[c.Name] = c
+	}
+	return s
+}
+
+// Capabilities returns the catalogue in declaration order.
+func (s *Service) Capabilities() []*Capability { return s.caps }
+
+// Capability returns one capability by name.
+func (s *Service) Capability(name string) (*Capability, bool) {
+	c, ok := s.byName[name]
+	return c, ok
+}
+
+// SortedNames returns the capability names, sorted.
+func (s *Service) SortedNames() []string {
+	out := make([]string, 0, len(s.caps))
+	for _, c := range s.caps {
+		out = append(out, c.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DocsURL is the reference page of a capability (meta.docs).
+func (s *Service) DocsURL(name string) string {
+	if name == "" {
+		return s.Config.DocsURL
+	}
+	return s.Config.DocsURL + "/reference/" + name
+}
+
+// Outcome is the result of executing a capability through any binding.
+type Outcome struct {
+	Status   int
+	Data     any    // success: the typed output, or json.RawMessage on replay
+	Err      *Error // failure
+	Replayed bool
+	Cause    error // the unexpected error behind an INTERNAL, for the log
+}
+
+type storedOutcome struct {
+	Status int             `json:"status"`
+	Data   json.RawMessage `json:"data,omitempty"`
+	Err    *Error          `json:"error,omitempty"`
+}
+
+// Execute authorizes and runs c with in, applying the archived-project rule
+// and, when idemKey is set, idempotency (CONTRACT §4).
+func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in any, idemKey string) (out Outcome) {
+	if err := c.Authorize(p); err != nil {
+		return failure(err, c)
+	}
+	if idemKey != "" && c.Write {
+		if n := len([]rune(idemKey)); n < minIdemKeyLen || n > maxIdemKeyLen {
+			return failure(Invalid("Idempotency-Key", "Idempotency-Key must be 8 to 128 characters"), c)
+		}
+		scope := "project:" + p.ProjectID
+		if p.ProjectID == "" || c.NoProject {
+			scope = "user:" + p.UserID
+		}
+		body, _ := json.Marshal(in)
+		sum := sha256.Sum256(append([]byte(c.Name+"\x00"), body...))
+		hash := hex.EncodeToString(sum[:])
+		rec, err := s.Store.IdemBegin(ctx, scope, c.Name, idemKey, hash, s.Config.IdempotencyWindow)
+		if err != nil {
+			return Outcome{Status: 500, Err: Internal(), Cause: err}
+		}
+		if rec != nil {
+			switch {
+			case rec.RequestHash != hash:
+				return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_REUSED", Message: "this Idempotency-Key was used with a different request"}, c)
+			case rec.State != "done":
+				return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_IN_USE", Message: "a request with this Idempotency-Key is still running"}, c)
+			}
+			var so storedOutcome
+			if err := json.Unmarshal(rec.Response, &so); err != nil {
+				return Outcome{Status: 500, Err: Internal(), Cause: err}
+			}
+			o := Outcome{Status: so.Status, Err: so.Err, Replayed: true}
+			if so.Err == nil {
+				o.Data = so.Data
+			} else {
+				so.Err.Status = so.Status
+			}
+			return o
+		}
+		defer func() {
+			// A panic propagates to the binding's recovery; forget the key first.
+			if r := recover(); r != nil {
+				s.Store.IdemAbort(context.WithoutCancel(ctx), scope, c.Name, idemKey)
+				panic(r)
+			}
+			if storable(out) {
+				so := storedOutcome{Status: out.Status, Err: out.Err}
+				if out.Err == nil {
+					so.Data, _ = json.Marshal(out.Data)
+				}
+				b, _ := json.Marshal(so)
+				if err := s.Store.IdemFinish(context.WithoutCancel(ctx), scope, c.Name, idemKey, out.Status, b); err != nil {
+					s.Log.Error("storing idempotent response", "err", err)
+				}
+			} else {
+				s.Store.IdemAbort(context.WithoutCancel(ctx), scope, c.Name, idemKey)
+			}
+		}()
+	}
+	if c.Write && !c.NoProject {
+		proj, err := s.Store.Project(ctx, p.ProjectID)
+		if err != nil {
+			return failure(err, c)
+		}
+		if proj.Archived() {
+			return failure(Conflict("this project is archived; it answers reads only"), c)
+		}
+	}
+	data, err := c.run(ctx, p, in)
+	if err != nil {
+		return failure(err, c)
+	}
+	return Outcome{Status: http.StatusOK, Data: data}
+}
+
+// storable: responses that reached the operation are kept (CONTRACT §4).
+func storable(o Outcome) bool {
+	if o.Err == nil {
+		return o.Status >= 200 && o.Status < 300
+	}
+	switch o.Err.Code {
+	case "USAGE_LIMIT_REACHED", "NOT_FOUND", "CONFLICT":
+		return true
+	}
+	return false
+}
+
+func failure(err error, c *Capability) Outcome {
+	e, known := AsError(err, resourceName(c))
+	o := Outcome{Status: e.Status, Err: e}
+	if !known {
+		o.Cause = err
+	}
+	return o
+}
+
+func resourceName(c *Capability) string {
+	if c == nil || c.Group == "" {
+		return "resource"
+	}
+	return c.Group
+}
+
+var errStop = errors.New("stop")

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"earshot/capability"
+)
+
+func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("user create", stderr, getenv, &cfg)
+	email := fs.String("email", "", "email address (required)")
+	password := fs.String("password", "", "password, at least 8 characters (or EARSHOT_PASSWORD)")
+	name := fs.String("name", "", "display name")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *password == "" {
+		*password = getenv("EARSHOT_PASSWORD")
+	}
+	if *email == "" || *password == "" {
+		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	u, err := svc.CreateUser(ctx, *email, *password, *name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, u.ID)
+	return nil
+}
+
+func cmdProjectCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("project create", stderr, getenv, &cfg)
+	owner := fs.String("owner", "", "owner's email (required)")
+	name := fs.String("name", "", "project name (required)")
+	website := fs.String("website", "", "brand website URL")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *owner == "" || *name == "" {
+		return usagef("--owner and --name are required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	u, err := svc.Store.UserByEmail(ctx, *owner)
+	if err != nil {
+		return fmt.Errorf("owner %s: %w (create the user first: earshot user create)", *owner, err)
+	}
+	body := map[string]any{"name": *name}
+	if *website != "" {
+		body["website"] = *website
+	}
+	p := &capability.Principal{Kind: capability.KindSystem, UserID: u.ID}
+	out, err := callSystem(ctx, svc, "create_project", p, body)
+	if err != nil {
+		return err
+	}
+	pr, err := svc.Store.Project(ctx, out.(*capability.CreateProjectOut).ID)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"id": pr.ID, "name": pr.Name, "slug": pr.Slug, "plan": pr.Plan, "website": pr.Website, "owner_id": pr.OwnerID})
+}
+
+// callSystem runs a capability as the system (CLI), validating body like REST.
+func callSystem(ctx context.Context, svc *capability.Service, name string, p *capability.Principal, body map[string]any) (any, error) {
+	c, ok := svc.Capability(name)
+	if !ok {
+		return nil, fmt.Errorf("no capability %s", name)
+	}
+	in, err := decodeMap(c, body)
+	if err != nil {
+		return nil, err
+	}
+	out := svc.Execute(ctx, c, p, in, "")
+	if out.Err != nil {
+		if out.Cause != nil {
+			return nil, out.Cause
+		}
+		return nil, out.Err
+	}
+	return out.Data, nil
+}
+
+func cmdProjectSetPlan(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("project set-plan", stderr, getenv, &cfg)
+	project := fs.String("project", "", "project id (required)")
+	plan := fs.String("plan", "", "plan name, one of EARSHOT_PLAN_QUOTAS (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *plan == "" {
+		return usagef("--project and --plan are required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if _, ok := cfg.PlanQuotas[*plan]; !ok {
+		var names []string
+		for k := range cfg.PlanQuotas {
+			names = append(names, k)
+		}
+		return usagef("unknown plan %q (known: %s)", *plan, strings.Join(names, ", "))
+	}
+	if err := svc.Store.SetPlan(ctx, *project, *plan); err != nil {
+		return fmt.Errorf("project %s: %w", *project, err)
+	}
+	fmt.Fprintf(stdout, "project %s: plan %s (%d mentions/month; 0 = unlimited)\n", *project, *plan, cfg.PlanQuotas[*plan])
+	return nil
+}
+
+func cmdKeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("key create", stderr, getenv, &cfg)
+	project := fs.String("project", "", "project id (required)")
+	scopes := fs.String("scopes", "all", "comma-separated scopes, or all")
+	name := fs.String("name", "", "a label for the key")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return usagef("--project is required")
+	}
+	var list []string
+	if *scopes != "all" && *scopes != "" {
+		for _, s := range strings.Split(*scopes, ",") {
+			s = strings.TrimSpace(s)
+			if !contains(capability.AllScopes, s) {
+				return usagef("unknown scope %q (known: %s)", s, strings.Join(capability.AllScopes, ", "))
+			}
+			list = append(list, s)
+		}
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pr, err := svc.Store.Project(ctx, *project)
+	if err != nil {
+		return fmt.Errorf("project %s: %w", *project, err)
+	}
+	k, err := svc.IssueKey(ctx, pr.ID, pr.OwnerID, *name, list)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, k.Key)
+	return nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdKeyList(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("key list", stderr, getenv, &cfg)
+	project := fs.String("project", "", "project id (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return usagef("--project is required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	ks, err := svc.Store.ListAPIKeys(ctx, *project)
+	if err != nil {
+		return err
+	}
+	for _, k := range ks {
+		state := "active"
+		if k.RevokedAt != nil {
+			state = "revoked " + *k.RevokedAt
+		}
+		fmt.Fprintf(stdout, "%s  %s…%s  %-20s  %s  %s\n", k.ID, k.Prefix, k.Last4, k.Name, strings.Join(k.Scopes, ","), state)
+	}
+	return nil
+}
+
+func cmdKeyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("key revoke", stderr, getenv, &cfg)
+	id := fs.String("key-id", "", "key id (required; see key list)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("--key-id is required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	k, err := svc.Store.RevokeAPIKey(ctx, "", *id)
+	if err != nil {
+		return fmt.Errorf("key %s: %w", *id, err)
+	}
+	fmt.Fprintf(stdout, "revoked %s (%s…%s)\n", k.ID, k.Prefix, k.Last4)
+	return nil
+}
+
+func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("backup", stderr, getenv, &cfg)
+	to := fs.String("to", "", "destination file (must not exist)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *to == "" {
+		return usagef("--to is required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if err := svc.Store.Backup(ctx, *to); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backup written to %s\n", *to)
+	return nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"earshot/capability"
+	"earshot/deliver"
+	"earshot/metrics"
+	"earshot/server"
+)
+
+// wireService connects the capability layer to the packages it must not import.
+func wireService(svc *capability.Service) {
+	svc.ValidateWebhookURL = deliver.ValidateURL
+	svc.NewWebhookSecret = deliver.NewSecret
+}
+
+// decodeMap decodes a Go map as a capability input, with the same validation
+// as REST and MCP.
+func decodeMap(c *capability.Capability, body map[string]any) (any, error) {
+	values := map[string]json.RawMessage{}
+	for k, v := range body {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		values[k] = raw
+	}
+	return c.Decode(values, nil)
+}
+
+func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) func([]string) error {
+	fs := newFlags(name, stderr, getenv, cfg)
+	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "EARSHOT_ADDR", "127.0.0.1:8080"), "listen address (EARSHOT_ADDR)")
+	fs.StringVar(&cfg.BaseURL, "base-url", getenv("EARSHOT_BASE_URL"), "public base URL (EARSHOT_BASE_URL; default http://{addr})")
+	fs.StringVar(&cfg.DocsURL, "docs-url", getenv("EARSHOT_DOCS_URL"), "docs URL (EARSHOT_DOCS_URL; default {base-url}/docs)")
+	rl := fs.Float64("rate-limit", envFloat(getenv, "EARSHOT_RATE_LIMIT", 50), "API requests per second per credential (EARSHOT_RATE_LIMIT)")
+	rb := fs.Int("rate-burst", int(envFloat(getenv, "EARSHOT_RATE_BURST", 100)), "API burst per credential (EARSHOT_RATE_BURST)")
+	return func(args []string) error {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		cfg.RateLimit, cfg.RateBurst = *rl, *rb
+		cfg.AllowPrivateWebhooks = getenv("EARSHOT_ALLOW_PRIVATE_WEBHOOKS") == "1"
+		return nil
+	}
+}
+
+func envFloat(getenv func(string) string, key string, def float64) float64 {
+	if v := getenv(key); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
+		}
+	}
+	return def
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, demo bool) error {
+	var cfg Config
+	name := "serve"
+	if demo {
+		name = "demo"
+	}
+	if err := serveFlags(name, stderr, getenv, &cfg)(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + ln.Addr().String()
+	}
+	if cfg.DocsURL == "" {
+		cfg.DocsURL = strings.TrimRight(cfg.BaseURL, "/") + "/docs"
+	}
+	svc, closeStore, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeStore()
+	log := svc.Log
+	reg := metrics.New()
+	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst})
+	app, err := startBackground(ctx, &cfg, svc, srv, reg, stdout, demo)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data", cfg.DataDir)
+	if !demo {
+		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
+	}
+	select {
+	case err := <-errc:
+		app.stop()
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutCtx); err != nil {
+		log.Error("shutdown", "err", err)
+	}
+	app.stop()
+	log.Info("stopped cleanly")
+	return nil
+}
+
+// background holds the goroutines serve runs beside HTTP.
+type background struct {
+	cancel context.CancelFunc
+	done   []chan struct{}
+}
+
+func (b *background) stop() {
+	if b == nil {
+		return
+	}
+	b.cancel()
+	for _, d := range b.done {
+		<-d
+	}
+}
+
+func (b *background) goRun(ctx context.Context, fn func(ctx context.Context)) {
+	d := make(chan struct{})
+	b.done = append(b.done, d)
+	go func() {
+		defer close(d)
+		fn(ctx)
+	}()
+}
+
+// startBackground starts housekeeping (and, as they land, the collector
+// scheduler and the delivery worker).
+func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, stdout io.Writer, demo bool) (*background, error) {
+	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	b := &background{cancel: cancel}
+	b.goRun(bctx, func(ctx context.Context) {
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			if err := svc.Store.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
+				svc.Log.Warn("purge expired", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return b, nil
+}
+
+func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	return fmt.Errorf("mcp: not built yet")
+}
+
+func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	return fmt.Errorf("classify: not built yet")
+}

@@ -1,0 +1,215 @@
+// Command earshot is a self-hosted brand-mention monitor in one binary:
+// REST API, MCP server, dashboard, collectors, classifier and webhooks.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+
+	"earshot/capability"
+	"earshot/store"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "dev"
+
+// Config is every setting, parsed once from flags and EARSHOT_* variables.
+type Config struct {
+	DataDir              string
+	Addr                 string
+	BaseURL              string
+	DocsURL              string
+	PlanQuotas           map[string]int
+	AllowPrivateWebhooks bool
+	LogLevel             string
+	RateLimit            float64
+	RateBurst            int
+	Getenv               func(string) string
+}
+
+func main() {
+	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	os.Exit(code)
+}
+
+const usage = `earshot — self-hosted brand-mention monitor
+
+Usage:
+  earshot serve    [--data DIR] [--addr HOST:PORT] [--base-url URL] [--docs-url URL]
+  earshot demo     [--data DIR] [--addr HOST:PORT]
+  earshot mcp      --key KEY [--data DIR]
+  earshot user create --email E --password P [--name N]
+  earshot project create --owner EMAIL --name N [--website URL]
+  earshot project set-plan --project ID --plan PLAN
+  earshot key create --project ID [--scopes a,b|all] [--name N]
+  earshot key list --project ID
+  earshot key revoke --key-id ID
+  earshot backup --to FILE
+  earshot classify [--classifier builtin|ollama]
+  earshot version
+
+Every command takes --data DIR (env EARSHOT_DATA, default ./earshot-data).
+`
+
+// run is main without process globals, so tests can drive the CLI.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, rest := args[0], args[1:]
+	if (cmd == "user" || cmd == "project" || cmd == "key") && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	var err error
+	switch cmd {
+	case "version":
+		fmt.Fprintf(stdout, "earshot %s (API version %s)\n", Version, capability.APIVersion)
+		return 0
+	case "serve":
+		err = cmdServe(ctx, rest, stdout, stderr, getenv, false)
+	case "demo":
+		err = cmdServe(ctx, rest, stdout, stderr, getenv, true)
+	case "mcp":
+		err = cmdMCP(ctx, rest, stdin, stdout, stderr, getenv)
+	case "classify":
+		err = cmdClassify(ctx, rest, stdin, stdout, stderr, getenv)
+	case "user create":
+		err = cmdUserCreate(ctx, rest, stdout, stderr, getenv)
+	case "project create":
+		err = cmdProjectCreate(ctx, rest, stdout, stderr, getenv)
+	case "project set-plan":
+		err = cmdProjectSetPlan(ctx, rest, stdout, stderr, getenv)
+	case "key create":
+		err = cmdKeyCreate(ctx, rest, stdout, stderr, getenv)
+	case "key list":
+		err = cmdKeyList(ctx, rest, stdout, stderr, getenv)
+	case "key revoke":
+		err = cmdKeyRevoke(ctx, rest, stdout, stderr, getenv)
+	case "backup":
+		err = cmdBackup(ctx, rest, stdout, stderr, getenv)
+	default:
+		fmt.Fprintf(stderr, "earshot: unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "earshot %s: %s\n", cmd, ue.msg)
+			return 2
+		}
+		fmt.Fprintf(stderr, "earshot %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// newFlags returns a flag set with the flags every command shares.
+func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) *flag.FlagSet {
+	fs := flag.NewFlagSet("earshot "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data", envOr(getenv, "EARSHOT_DATA", "./earshot-data"), "data directory (EARSHOT_DATA)")
+	fs.StringVar(&cfg.LogLevel, "log-level", envOr(getenv, "EARSHOT_LOG_LEVEL", "info"), "debug, info, warn or error (EARSHOT_LOG_LEVEL)")
+	cfg.Getenv = getenv
+	return fs
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parsePlanQuotas reads "trial=1000,starter=10000,…".
+func parsePlanQuotas(s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || err != nil || n < 0 || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("EARSHOT_PLAN_QUOTAS: bad entry %q (want plan=number)", part)
+		}
+		out[strings.TrimSpace(k)] = n
+	}
+	if _, ok := out["trial"]; !ok {
+		out["trial"] = 1000
+	}
+	return out, nil
+}
+
+const defaultPlanQuotas = "trial=1000,starter=10000,growth=50000,unlimited=0"
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// openService opens the store and builds the capability service for admin
+// commands (safe while serve runs: SQLite WAL and busy timeouts).
+func openService(ctx context.Context, cfg *Config, stderr io.Writer) (*capability.Service, func(), error) {
+	quotas, err := parsePlanQuotas(envOr(cfg.Getenv, "EARSHOT_PLAN_QUOTAS", defaultPlanQuotas))
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.PlanQuotas = quotas
+	st, err := store.Open(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = envOr(cfg.Getenv, "EARSHOT_BASE_URL", "http://"+envOr(cfg.Getenv, "EARSHOT_ADDR", "127.0.0.1:8080"))
+	}
+	svc := capability.New(st, capability.Config{
+		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
+		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+	}, newLogger(stderr, cfg.LogLevel))
+	wireService(svc)
+	return svc, func() { st.Close() }, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"earshot/capability"
+	"earshot/store"
+)
+
+// Authenticate resolves the bearer credential of r into a principal.
+// Sessions choose their project with the Earshot-Project header (or, for a
+// request about one project, its path id; or the user's only project).
+func (s *Server) Authenticate(r *http.Request) (*capability.Principal, error) {
+	return s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), "")
+}
+
+// AuthenticateToken resolves an Authorization header value.
+func (s *Server) AuthenticateToken(ctx context.Context, authorization, projectHeader, projectHint string) (*capability.Principal, error) {
+	if len(authorization) < 7 || !strings.EqualFold(authorization[:7], "bearer ") {
+		return nil, capability.Unauthorized("send Authorization: Bearer <API key or session token>")
+	}
+	tok := strings.TrimSpace(authorization[7:])
+	return s.svc.Authenticate(ctx, tok, projectHeader, projectHint)
+}
+
+// limiter is a token bucket per credential.
+type limiter struct {
+	mu      sync.Mutex
+	r       rate.Limit
+	burst   int
+	buckets map[string]*bucket
+	lastGC  time.Time
+}
+
+type bucket struct {
+	l    *rate.Limiter
+	seen time.Time
+}
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	return &limiter{r: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}, lastGC: time.Now()}
+}
+
+func (l *limiter) get(key string) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if now.Sub(l.lastGC) > time.Minute {
+		for k, b := range l.buckets {
+			if now.Sub(b.seen) > 10*time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.lastGC = now
+	}
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{l: rate.NewLimiter(l.r, l.burst)}
+		l.buckets[key] = b
+	}
+	b.seen = now
+	return b.l
+}
+
+func (l *limiter) allow(key string) bool { return l.get(key).Allow() }
+
+// retryAfter reserves to learn the wait, then cancels the reservation.
+func (l *limiter) retryAfter(key string) time.Duration {
+	res := l.get(key).Reserve()
+	d := res.Delay()
+	res.Cancel()
+	return d
+}
+
+var errNoProject = errors.New("no project")
+
+var _ = store.ErrNotFound

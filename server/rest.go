@@ -1,0 +1,210 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+)
+
+// Streamer is implemented by outputs that write their own body (CSV export).
+type Streamer interface {
+	ContentType() string
+	Filename() string
+	Stream(ctx context.Context, w io.Writer) error
+}
+
+// capabilityHandler is the REST binding of one capability:
+// authenticate → rate-limit → decode and validate → execute → envelope.
+func (s *Server) capabilityHandler(c *capability.Capability) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
+		id := newRequestID()
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		status := s.serveCapability(w, r, ps, c, id)
+		s.requests.Inc(c.Name, strconv.Itoa(status))
+		s.latency.Since(start, c.Name)
+		s.log.Info("request", "request_id", id, "capability", c.Name, "method", r.Method, "path", r.URL.Path, "status", status,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000)
+	}
+}
+
+func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps httprouter.Params, c *capability.Capability, id string) int {
+	fail := func(e *capability.Error) int {
+		s.writeError(w, r, id, c.Name, e)
+		return e.Status
+	}
+	hint := ""
+	if c.Group == "project" {
+		hint = ps.ByName("id")
+	}
+	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), hint)
+	if err != nil {
+		e, known := capability.AsError(err, "project")
+		if !known {
+			s.log.Error("authenticate", "request_id", id, "err", err)
+		}
+		return fail(e)
+	}
+	if !s.limiter.allow(p.CredentialID()) {
+		wait := s.limiter.retryAfter(p.CredentialID())
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
+		return fail(&capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"})
+	}
+	if err := c.Authorize(p); err != nil {
+		e, _ := capability.AsError(err, "")
+		return fail(e)
+	}
+	in, apiErr := s.decodeREST(w, r, ps, c)
+	if apiErr != nil {
+		return fail(apiErr)
+	}
+	out := s.svc.Execute(r.Context(), c, p, in, r.Header.Get("Idempotency-Key"))
+	if out.Err != nil {
+		if out.Cause != nil {
+			s.log.Error("capability failed", "request_id", id, "capability", c.Name, "err", out.Cause)
+		}
+		if out.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		return fail(out.Err)
+	}
+	if st, ok := out.Data.(Streamer); ok {
+		s.setHeaders(w, id)
+		w.Header().Set("Content-Type", st.ContentType())
+		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Filename()+`"`)
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		if err := st.Stream(r.Context(), w); err != nil {
+			s.log.Error("stream failed", "request_id", id, "capability", c.Name, "err", err)
+		}
+		return http.StatusOK
+	}
+	s.setHeaders(w, id)
+	if out.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.writeJSON(w, out.Status, map[string]any{
+		"data": out.Data,
+		"meta": meta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.svc.DocsURL(c.Name)},
+	})
+	return out.Status
+}
+
+// decodeREST merges path parameters, the query string and the JSON body into
+// the capability's input. Each field may only come from where it is declared.
+func (s *Server) decodeREST(w http.ResponseWriter, r *http.Request, ps httprouter.Params, c *capability.Capability) (any, *capability.Error) {
+	values := map[string]json.RawMessage{}
+	where := map[string]string{}
+	byName := map[string]capability.Field{}
+	for _, f := range c.Fields {
+		byName[f.Name] = f
+	}
+	for _, p := range ps {
+		raw, _ := json.Marshal(p.Value)
+		values[p.Key] = raw
+		where[p.Key] = "path"
+	}
+	for key, vals := range r.URL.Query() {
+		f, ok := byName[key]
+		if !ok || f.In != "query" {
+			return nil, capability.Invalid(key, "unknown query parameter %q", key)
+		}
+		if len(vals) > 1 && kindOf(f.Type) != reflect.Slice {
+			return nil, capability.Invalid(key, "%s given more than once", key)
+		}
+		raw, err := queryValue(f, vals)
+		if err != nil {
+			return nil, err
+		}
+		values[key] = raw
+		where[key] = "query"
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize)
+		}
+		return nil, capability.Invalid("", "could not read the request body")
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		var obj map[string]json.RawMessage
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		if err := dec.Decode(&obj); err != nil || obj == nil {
+			return nil, capability.Invalid("", "request body must be a JSON object")
+		}
+		if dec.More() {
+			return nil, capability.Invalid("", "request body must hold one JSON object")
+		}
+		for k, v := range obj {
+			f, ok := byName[k]
+			if !ok || f.In != "body" {
+				return nil, capability.Invalid(k, "unknown field %q", k)
+			}
+			values[k] = v
+			where[k] = "body"
+		}
+	}
+	in, err := c.Decode(values, func(f capability.Field) bool { return where[f.Name] == f.In })
+	if err != nil {
+		var e *capability.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, capability.Invalid("", "%s", err.Error())
+	}
+	return in, nil
+}
+
+func kindOf(t reflect.Type) reflect.Kind {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind()
+}
+
+func queryValue(f capability.Field, vals []string) (json.RawMessage, *capability.Error) {
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	v := vals[0]
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, capability.Invalid(f.Name, "%s must be an integer", f.Name)
+		}
+		return json.RawMessage(strconv.FormatInt(n, 10)), nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, capability.Invalid(f.Name, "%s must be true or false", f.Name)
+		}
+		return json.RawMessage(strconv.FormatBool(b)), nil
+	case reflect.Slice:
+		var items []string
+		for _, v := range vals {
+			for _, part := range strings.Split(v, ",") {
+				if part != "" {
+					items = append(items, part)
+				}
+			}
+		}
+		raw, _ := json.Marshal(items)
+		return raw, nil
+	default:
+		raw, _ := json.Marshal(v)
+		return raw, nil
+	}
+}

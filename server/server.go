@@ -1,0 +1,257 @@
+// Package server is the HTTP face of Earshot: the REST binding of the
+// capability catalogue, authentication, rate limiting, health and metrics.
+// Other faces (MCP over HTTP, docs, dashboard) mount on the same router.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+	"earshot/metrics"
+	"earshot/store"
+)
+
+// Options configure the HTTP server.
+type Options struct {
+	RateLimit   float64 // requests per second per credential (0: default 50)
+	RateBurst   int     // bucket size (0: default 100)
+	MaxBodySize int64   // bytes (0: 1 MiB)
+}
+
+// Server routes every HTTP request.
+type Server struct {
+	svc     *capability.Service
+	store   *store.Store
+	log     *slog.Logger
+	opts    Options
+	Router  *httprouter.Router
+	Metrics *metrics.Registry
+	limiter *limiter
+
+	requests *metrics.Counter
+	latency  *metrics.Histogram
+}
+
+// New builds the server and registers every capability's REST route.
+func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
+	if opts.RateLimit == 0 {
+		opts.RateLimit = 50
+	}
+	if opts.RateBurst == 0 {
+		opts.RateBurst = 100
+	}
+	if opts.MaxBodySize == 0 {
+		opts.MaxBodySize = 1 << 20
+	}
+	if reg == nil {
+		reg = metrics.New()
+	}
+	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
+	s.requests = reg.Counter("earshot_http_requests_total", "HTTP API requests by capability and status.", "capability", "status")
+	s.latency = reg.Histogram("earshot_http_request_duration_seconds", "HTTP API latency by capability.", metrics.DefaultBuckets, "capability")
+	r := httprouter.New()
+	r.RedirectFixedPath = false
+	r.RedirectTrailingSlash = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, newRequestID(), "", capability.NotFound("route"))
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		e := &capability.Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed here"}
+		s.writeError(w, req, newRequestID(), "", e)
+	})
+	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
+		id := requestIDFrom(req.Context())
+		s.log.Error("panic", "request_id", id, "panic", v, "stack", string(debug.Stack()))
+		s.writeError(w, req, id, "", capability.Internal())
+	}
+	s.Router = r
+	for _, c := range svc.Capabilities() {
+		r.Handle(c.Method, c.Path, s.capabilityHandler(c))
+	}
+	r.POST("/api/v1/auth/sessions", s.login)
+	r.DELETE("/api/v1/auth/sessions/current", s.logout)
+	r.GET("/healthz", s.healthz)
+	r.GET("/metrics", s.metrics)
+	s.mountAgents()
+	s.mountUI()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Router.ServeHTTP(w, r) }
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+func newRequestID() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 20)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return "req_" + string(b)
+}
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// envelope types
+type meta struct {
+	Capability          string `json:"capability"`
+	RequestID           string `json:"requestId"`
+	IdempotencyReplayed bool   `json:"idempotencyReplayed"`
+	Docs                string `json:"docs"`
+}
+
+type errorMeta struct {
+	Capability string `json:"capability"`
+	RequestID  string `json:"requestId"`
+	Docs       string `json:"docs"`
+}
+
+func (s *Server) setHeaders(w http.ResponseWriter, id string) {
+	w.Header().Set("X-Request-Id", id)
+	w.Header().Set("Api-Version", capability.APIVersion)
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, id, capName string, e *capability.Error) {
+	s.setHeaders(w, id)
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot"`)
+	}
+	s.writeJSON(w, e.Status, map[string]any{
+		"error": e,
+		"meta":  errorMeta{Capability: capName, RequestID: id, Docs: s.svc.DocsURL(capName)},
+	})
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	status, code := "ok", http.StatusOK
+	checks := map[string]string{}
+	if err := s.store.Ping(ctx); err != nil {
+		status, code = "unavailable", http.StatusServiceUnavailable
+		checks["database"] = err.Error()
+	} else {
+		checks["database"] = "ok"
+		applied, latest, err := s.store.SchemaVersion(ctx)
+		switch {
+		case err != nil:
+			status, code = "unavailable", http.StatusServiceUnavailable
+			checks["migrations"] = err.Error()
+		case applied != latest:
+			status, code = "unavailable", http.StatusServiceUnavailable
+			checks["migrations"] = "pending"
+		default:
+			checks["migrations"] = "ok"
+		}
+	}
+	s.setHeaders(w, newRequestID())
+	s.writeJSON(w, code, map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion})
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.Metrics.WriteText(w)
+}
+
+// bearer returns the bearer token of the Authorization header.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
+		return "", false
+	}
+	t := strings.TrimSpace(h[7:])
+	return t, t != ""
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	id := newRequestID()
+	var in struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		s.writeError(w, r, id, "", capability.Invalid("", "body must be a JSON object with email and password"))
+		return
+	}
+	if in.Email == "" {
+		s.writeError(w, r, id, "", capability.Invalid("email", "email is required"))
+		return
+	}
+	if in.Password == "" {
+		s.writeError(w, r, id, "", capability.Invalid("password", "password is required"))
+		return
+	}
+	if !s.limiter.allow("login:" + strings.ToLower(in.Email)) {
+		w.Header().Set("Retry-After", "1")
+		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "too many login attempts; retry later"})
+		return
+	}
+	res, err := s.svc.Login(r.Context(), in.Email, in.Password)
+	if err != nil {
+		e, known := capability.AsError(err, "user")
+		if !known {
+			s.log.Error("login", "request_id", id, "err", err)
+		}
+		s.writeError(w, r, id, "", e)
+		return
+	}
+	s.setHeaders(w, id)
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": res, "meta": meta{RequestID: id, Docs: s.svc.DocsURL("")}})
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	id := newRequestID()
+	p, err := s.Authenticate(r)
+	if err != nil {
+		s.writeError(w, r, id, "", toAPIError(err))
+		return
+	}
+	if p.Kind != capability.KindSession {
+		s.writeError(w, r, id, "", capability.Forbidden("only a session can log out"))
+		return
+	}
+	if err := s.store.DeleteSession(r.Context(), p.SessionID); err != nil {
+		s.writeError(w, r, id, "", capability.Internal())
+		return
+	}
+	s.setHeaders(w, id)
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"deleted": true}, "meta": meta{RequestID: id, Docs: s.svc.DocsURL("")}})
+}
+
+func toAPIError(err error) *capability.Error {
+	var e *capability.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return capability.Internal()
+}
