@@ -16,18 +16,18 @@ import (
 
 // Scopes, as the spec names them.
 const (
-	ProjectsRead   = "projects:read"
-	ProjectsWrite  = "projects:write"
-	MonitorsRead   = "monitors:read"
-	MonitorsWrite  = "monitors:write"
-	MentionsRead   = "mentions:read"
-	MentionsWrite  = "mentions:write"
-	AlertsWrite    = "alerts:write"
-	UsageRead      = "usage:read"
-	WebhooksWrite  = "webhooks:write"
-	APIVersion     = "2026-09-02"
-	maxIdemKeyLen  = 128
-	minIdemKeyLen  = 8
+	ProjectsRead  = "projects:read"
+	ProjectsWrite = "projects:write"
+	MonitorsRead  = "monitors:read"
+	MonitorsWrite = "monitors:write"
+	MentionsRead  = "mentions:read"
+	MentionsWrite = "mentions:write"
+	AlertsWrite   = "alerts:write"
+	UsageRead     = "usage:read"
+	WebhooksWrite = "webhooks:write"
+	APIVersion    = "2026-09-02"
+	maxIdemKeyLen = 128
+	minIdemKeyLen = 8
 )
 
 // AllScopes lists the nine scopes.

@@ -18,10 +18,10 @@ type InviteMemberIn struct {
 }
 
 type InviteMemberOut struct {
-	UserID    string `json:"user_id"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	Created   bool   `json:"created"`
+	UserID  string `json:"user_id"`
+	Email   string `json:"email"`
+	Role    string `json:"role"`
+	Created bool   `json:"created"`
 	// TemporaryPassword is set only when the invite created the account:
 	// give it to the person; they log in with it.
 	TemporaryPassword *string `json:"temporary_password"`

@@ -331,16 +331,16 @@ func (s *Service) alertCaps() []*Capability {
 // ---- usage ----
 
 type UsageOut struct {
-	Plan                  string  `json:"plan"`
-	QuotaPeriod           string  `json:"quota_period"`
-	MentionsIncluded      int     `json:"mentions_included"`
-	MentionsUsed          int     `json:"mentions_used"`
-	MentionsRemaining     int     `json:"mentions_remaining"`
-	Unlimited             bool    `json:"unlimited"`
-	MentionsDropped       int     `json:"mentions_dropped"`
-	PeriodStart           string  `json:"period_start"`
-	ProviderCostUSD       float64 `json:"provider_cost_usd"`
-	CostPerNewMentionUSD  float64 `json:"cost_per_new_mention_usd"`
+	Plan                 string  `json:"plan"`
+	QuotaPeriod          string  `json:"quota_period"`
+	MentionsIncluded     int     `json:"mentions_included"`
+	MentionsUsed         int     `json:"mentions_used"`
+	MentionsRemaining    int     `json:"mentions_remaining"`
+	Unlimited            bool    `json:"unlimited"`
+	MentionsDropped      int     `json:"mentions_dropped"`
+	PeriodStart          string  `json:"period_start"`
+	ProviderCostUSD      float64 `json:"provider_cost_usd"`
+	CostPerNewMentionUSD float64 `json:"cost_per_new_mention_usd"`
 }
 
 func (s *Service) usageCaps() []*Capability {

@@ -30,7 +30,7 @@ type Service struct {
 	Config Config
 	Log    *slog.Logger
 	// Hooks for other parts of the process; nil hooks are skipped.
-	MonitorChanged func(projectID, monitorID string) // nudges the scheduler
+	MonitorChanged     func(projectID, monitorID string) // nudges the scheduler
 	ValidateWebhookURL func(raw string, allowPrivate bool) error
 	NewWebhookSecret   func() string
 
