@@ -1,0 +1,4 @@
+package server
+
+// mountUI mounts the dashboard and the public pages.
+func (s *Server) mountUI() {}
