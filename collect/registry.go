@@ -1,0 +1,119 @@
+package collect
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Env looks up one configuration value by name; os.Getenv fits, and tests
+// and the demo pass their own.
+type Env func(string) string
+
+// Registry holds one collector per source, built from the environment.
+type Registry struct {
+	byName map[string]Collector
+}
+
+// Environment variables read by NewRegistry. Every source's API host can be
+// overridden with EARSHOT_<SOURCE>_BASE_URL so tests and `earshot demo`
+// point the real collectors at local servers.
+const (
+	EnvHNBaseURL          = "EARSHOT_HN_BASE_URL"
+	EnvRedditBaseURL      = "EARSHOT_REDDIT_BASE_URL"
+	EnvRedditOAuthBaseURL = "EARSHOT_REDDIT_OAUTH_BASE_URL"
+	EnvRedditClientID     = "EARSHOT_REDDIT_CLIENT_ID"
+	EnvRedditClientSecret = "EARSHOT_REDDIT_CLIENT_SECRET"
+	EnvRedditUserAgent    = "EARSHOT_REDDIT_USER_AGENT"
+	EnvYouTubeBaseURL     = "EARSHOT_YOUTUBE_BASE_URL"
+	EnvYouTubeAPIKey      = "EARSHOT_YOUTUBE_API_KEY"
+	EnvXBaseURL           = "EARSHOT_X_BASE_URL"
+	EnvXBearerToken       = "EARSHOT_X_BEARER_TOKEN"
+	EnvThreadsBaseURL     = "EARSHOT_THREADS_BASE_URL"
+	EnvThreadsToken       = "EARSHOT_THREADS_ACCESS_TOKEN"
+	EnvLinkedInBaseURL    = "EARSHOT_LINKEDIN_BASE_URL"
+	EnvLinkedInToken      = "EARSHOT_LINKEDIN_ACCESS_TOKEN"
+	EnvLinkedInVersion    = "EARSHOT_LINKEDIN_VERSION"
+	EnvNewsBaseURL        = "EARSHOT_NEWS_BASE_URL" // Google News RSS
+	EnvGDELTBaseURL       = "EARSHOT_GDELT_BASE_URL"
+	EnvAppStoreBaseURL    = "EARSHOT_APPSTORE_BASE_URL"
+	EnvTrustpilotBaseURL  = "EARSHOT_TRUSTPILOT_BASE_URL"
+	EnvTrustpilotAPIKey   = "EARSHOT_TRUSTPILOT_API_KEY"
+)
+
+// NewRegistry builds all eight collectors with credentials and base URLs
+// from getenv. client is shared by every collector (nil: http.DefaultClient).
+func NewRegistry(getenv Env, client *http.Client) *Registry {
+	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+	all := []Collector{
+		NewX(XConfig{BaseURL: get(EnvXBaseURL), BearerToken: get(EnvXBearerToken), Client: client}),
+		NewReddit(RedditConfig{
+			BaseURL:      get(EnvRedditBaseURL),
+			OAuthBaseURL: get(EnvRedditOAuthBaseURL),
+			ClientID:     get(EnvRedditClientID),
+			ClientSecret: get(EnvRedditClientSecret),
+			UserAgent:    get(EnvRedditUserAgent),
+			Client:       client,
+		}),
+		NewYouTube(YouTubeConfig{BaseURL: get(EnvYouTubeBaseURL), APIKey: get(EnvYouTubeAPIKey), Client: client}),
+		NewLinkedIn(LinkedInConfig{BaseURL: get(EnvLinkedInBaseURL), AccessToken: get(EnvLinkedInToken), Version: get(EnvLinkedInVersion), Client: client}),
+		NewThreads(ThreadsConfig{BaseURL: get(EnvThreadsBaseURL), AccessToken: get(EnvThreadsToken), Client: client}),
+		NewHN(HNConfig{BaseURL: get(EnvHNBaseURL), Client: client}),
+		NewNews(NewsConfig{GoogleNewsBaseURL: get(EnvNewsBaseURL), GDELTBaseURL: get(EnvGDELTBaseURL), Client: client}),
+		NewReviews(ReviewsConfig{
+			AppStoreBaseURL:   get(EnvAppStoreBaseURL),
+			TrustpilotBaseURL: get(EnvTrustpilotBaseURL),
+			TrustpilotAPIKey:  get(EnvTrustpilotAPIKey),
+			Client:            client,
+		}),
+	}
+	r := &Registry{byName: map[string]Collector{}}
+	for _, c := range all {
+		r.byName[c.Source()] = c
+	}
+	return r
+}
+
+// Get returns the collector of one source ("x", "reddit", …).
+func (r *Registry) Get(source string) (Collector, bool) {
+	c, ok := r.byName[source]
+	return c, ok
+}
+
+// All returns every collector in Sources order.
+func (r *Registry) All() []Collector {
+	out := make([]Collector, 0, len(r.byName))
+	for _, s := range Sources {
+		if c, ok := r.byName[s]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// DemoEnv is the environment of `earshot demo`: every source, and every
+// sub-service (GDELT, App Store, Trustpilot, Reddit OAuth), points at
+// replayURL + "/<source>", served by NewReplayHandler, and every source has
+// a placeholder credential so it runs. Nothing is read from the real
+// environment.
+func DemoEnv(replayURL string) Env {
+	base := strings.TrimRight(replayURL, "/")
+	values := map[string]string{
+		EnvHNBaseURL:          base + "/hn",
+		EnvRedditBaseURL:      base + "/reddit",
+		EnvRedditOAuthBaseURL: base + "/reddit",
+		EnvYouTubeBaseURL:     base + "/youtube",
+		EnvYouTubeAPIKey:      "demo-key",
+		EnvXBaseURL:           base + "/x",
+		EnvXBearerToken:       "demo-token",
+		EnvThreadsBaseURL:     base + "/threads",
+		EnvThreadsToken:       "demo-token",
+		EnvLinkedInBaseURL:    base + "/linkedin",
+		EnvLinkedInToken:      "demo-token",
+		EnvNewsBaseURL:        base + "/news",
+		EnvGDELTBaseURL:       base + "/news",
+		EnvAppStoreBaseURL:    base + "/reviews",
+		EnvTrustpilotBaseURL:  base + "/reviews",
+		EnvTrustpilotAPIKey:   "demo-key",
+	}
+	return func(name string) string { return values[name] }
+}
