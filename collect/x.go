@@ -1,0 +1,307 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// XBaseURL is the X (Twitter) API host.
+const XBaseURL = "https://api.x.com"
+
+const (
+	xMaxQuery = 512                  // recent search query length limit
+	xWindow   = 7 * 24 * time.Hour   // recent search reaches back this far
+	xEpochMS  = int64(1288834974657) // Twitter snowflake epoch
+)
+
+// XConfig configures the X recent-search collector.
+type XConfig struct {
+	BaseURL     string // default XBaseURL (EARSHOT_X_BASE_URL)
+	BearerToken string // EARSHOT_X_BEARER_TOKEN (app-only)
+	Client      *http.Client
+	Now         func() time.Time
+	MaxPages    int // per query and scan; default 10 (1,000 posts)
+}
+
+// X searches the last seven days of posts through API v2 recent search,
+// retweets excluded. State is the newest post id seen (since_id).
+type X struct {
+	cfg  XConfig
+	http *HTTP
+}
+
+// NewX returns an X collector.
+func NewX(cfg XConfig) *X {
+	cfg.BaseURL = orDefault(cfg.BaseURL, XBaseURL)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = 10
+	}
+	h := &HTTP{Client: cfg.Client, Source: "x", Now: cfg.Now,
+		Header: http.Header{"Authorization": {"Bearer " + cfg.BearerToken}}}
+	return &X{cfg: cfg, http: h}
+}
+
+func (x *X) Source() string { return "x" }
+
+func (x *X) Configured() (bool, string) {
+	if x.cfg.BearerToken == "" {
+		return false, "EARSHOT_X_BEARER_TOKEN"
+	}
+	return true, ""
+}
+
+type xPage struct {
+	Data *[]struct {
+		ID            string           `json:"id"`
+		Text          string           `json:"text"`
+		AuthorID      string           `json:"author_id"`
+		CreatedAt     string           `json:"created_at"`
+		PublicMetrics map[string]int64 `json:"public_metrics"`
+	} `json:"data"`
+	Includes struct {
+		Users []struct {
+			ID            string           `json:"id"`
+			Username      string           `json:"username"`
+			PublicMetrics map[string]int64 `json:"public_metrics"`
+		} `json:"users"`
+	} `json:"includes"`
+	Meta *struct {
+		NewestID    string `json:"newest_id"`
+		ResultCount int    `json:"result_count"`
+		NextToken   string `json:"next_token"`
+	} `json:"meta"`
+}
+
+// xMetrics maps public_metrics keys to engagement keys.
+var xMetrics = [][2]string{
+	{"like_count", "likes"}, {"retweet_count", "retweets"}, {"reply_count", "replies"},
+	{"quote_count", "quotes"}, {"impression_count", "impressions"}, {"bookmark_count", "bookmarks"},
+}
+
+// Fetch returns posts newer than the previous scan's newest id, within the
+// seven days recent search covers and no older than q.Since.
+func (x *X) Fetch(ctx context.Context, q Query) (Batch, error) {
+	now := x.cfg.Now().UTC()
+	// A minute of slack: a start_time the API judges older than seven days
+	// is a 400.
+	start := now.Add(-xWindow + time.Minute).Truncate(time.Second)
+	if q.Since.After(start) {
+		start = q.Since.UTC().Truncate(time.Second)
+	}
+	sinceID := q.State
+	if sinceID != "" {
+		if _, err := strconv.ParseUint(sinceID, 10, 64); err != nil {
+			return Batch{}, fmt.Errorf("x: bad state %q", sinceID)
+		}
+		// An id from before the window is refused by the API; start_time
+		// already bounds the search then.
+		if snowflakeTime(sinceID).Before(start) {
+			sinceID = ""
+		}
+	}
+	b := Batch{State: q.State}
+	newest := q.State
+	seen := map[string]bool{}
+	for _, term := range xQueries(q) {
+		v := url.Values{}
+		v.Set("query", term)
+		v.Set("max_results", "100")
+		v.Set("start_time", start.Format(time.RFC3339))
+		if sinceID != "" {
+			v.Set("since_id", sinceID)
+		}
+		v.Set("expansions", "author_id")
+		v.Set("tweet.fields", "created_at,public_metrics,author_id")
+		v.Set("user.fields", "username,public_metrics")
+		for page := 0; page < x.cfg.MaxPages; page++ {
+			var p xPage
+			hdr, err := x.http.GetJSON(ctx, x.cfg.BaseURL+"/2/tweets/search/recent?"+v.Encode(), &p)
+			if err != nil {
+				return Batch{}, err
+			}
+			posts, err := p.posts()
+			if err != nil {
+				return Batch{}, err
+			}
+			for _, post := range posts {
+				if newerID(post.ExternalID, newest) {
+					newest = post.ExternalID
+				}
+				if !seen[post.ExternalID] {
+					seen[post.ExternalID] = true
+					b.Posts = append(b.Posts, post)
+				}
+			}
+			if p.Meta.NextToken == "" {
+				break
+			}
+			if err := x.waitForBudget(ctx, hdr); err != nil {
+				return Batch{}, err
+			}
+			v.Set("next_token", p.Meta.NextToken)
+		}
+	}
+	b.State = newest
+	return b, nil
+}
+
+func (p *xPage) posts() ([]Post, error) {
+	if p.Meta == nil {
+		return nil, fmt.Errorf("x: %w: no meta", errMalformed)
+	}
+	if p.Data == nil {
+		if p.Meta.ResultCount > 0 {
+			return nil, fmt.Errorf("x: %w: result_count %d without data", errMalformed, p.Meta.ResultCount)
+		}
+		return nil, nil
+	}
+	type user struct {
+		name      string
+		followers int64
+	}
+	users := map[string]user{}
+	for _, u := range p.Includes.Users {
+		users[u.ID] = user{u.Username, u.PublicMetrics["followers_count"]}
+	}
+	var out []Post
+	for _, t := range *p.Data {
+		if t.ID == "" {
+			return nil, fmt.Errorf("x: %w: post without id", errMalformed)
+		}
+		published, err := ParseTimestamp(t.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("x: %w: post %s: %v", errMalformed, t.ID, err)
+		}
+		u := users[t.AuthorID] // absent for suspended or deleted accounts
+		post := Post{
+			Source:          "x",
+			ExternalID:      t.ID,
+			URL:             "https://x.com/i/web/status/" + t.ID,
+			AuthorHandle:    NormalizeHandle(u.name),
+			AuthorFollowers: u.followers,
+			Text:            PlainText(t.Text), // X escapes &, < and > in text
+			PublishedAt:     published,
+			Engagement:      map[string]int64{},
+		}
+		if u.name != "" {
+			post.URL = "https://x.com/" + url.PathEscape(u.name) + "/status/" + t.ID
+		}
+		for _, m := range xMetrics {
+			if n, ok := t.PublicMetrics[m[0]]; ok {
+				post.Engagement[m[1]] = n
+			}
+		}
+		out = append(out, post)
+	}
+	return out, nil
+}
+
+// waitForBudget honours x-rate-limit-remaining before the next page: with
+// none left it sleeps through a reset a few seconds away or returns
+// RateLimitedError until x-rate-limit-reset.
+func (x *X) waitForBudget(ctx context.Context, hdr http.Header) error {
+	if strings.TrimSpace(hdr.Get("X-Rate-Limit-Remaining")) != "0" {
+		return nil
+	}
+	until := x.http.rateLimitUntil(hdr)
+	wait := until.Sub(x.cfg.Now())
+	if wait > 5*time.Second {
+		return &RateLimitedError{Source: "x", Until: until}
+	}
+	return sleep(ctx, wait)
+}
+
+// snowflakeTime is when an X id was minted.
+func snowflakeTime(id string) time.Time {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(n>>22) + xEpochMS).UTC()
+}
+
+// newerID compares decimal ids without overflow worries.
+func newerID(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
+}
+
+// xQueries builds recent-search queries: keywords (quoted unless a plain
+// word, @mention, #hashtag or $cashtag) OR'ed, AND'ed or as one phrase,
+// from: terms for watched accounts, and -is:retweet. A query over 512
+// characters is split across several.
+func xQueries(q Query) []string {
+	var kws []string
+	for _, k := range q.Keywords {
+		if k = strings.TrimSpace(strings.ReplaceAll(k, `"`, "")); k != "" {
+			kws = append(kws, k)
+		}
+	}
+	var terms []string
+	switch {
+	case len(kws) == 0:
+	case q.QueryMode == "all":
+		for i, k := range kws {
+			kws[i] = xQuote(k)
+		}
+		terms = append(terms, "("+strings.Join(kws, " ")+")")
+	case q.QueryMode == "phrase":
+		terms = append(terms, `"`+strings.Join(kws, " ")+`"`)
+	default:
+		for _, k := range kws {
+			terms = append(terms, xQuote(k))
+		}
+	}
+	for _, a := range q.WatchAccounts {
+		if a = NormalizeHandle(a); a != "" {
+			terms = append(terms, "from:"+a)
+		}
+	}
+	const suffix = " -is:retweet"
+	var out []string
+	var cur []string
+	size := 0
+	flush := func() {
+		if len(cur) == 1 {
+			out = append(out, cur[0]+suffix)
+		} else if len(cur) > 1 {
+			out = append(out, "("+strings.Join(cur, " OR ")+")"+suffix)
+		}
+		cur, size = nil, 0
+	}
+	for _, t := range terms {
+		if len(cur) > 0 && size+len(" OR ")+len(t)+len("()")+len(suffix) > xMaxQuery {
+			flush()
+		}
+		if len(cur) > 0 {
+			size += len(" OR ")
+		}
+		cur = append(cur, t)
+		size += len(t)
+	}
+	flush()
+	return out
+}
+
+func xQuote(k string) string {
+	body := strings.TrimLeft(k, "@#$")
+	if len(body) < len(k)-1 || body == "" {
+		return `"` + k + `"`
+	}
+	for _, c := range body {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c > 127) {
+			return `"` + k + `"`
+		}
+	}
+	return k
+}
