@@ -118,12 +118,24 @@ var timeLayouts = []string{
 	"2006-01-02",                // schema.org datePublished
 }
 
+var usZones = map[string]string{
+	"EST": "-0500", "EDT": "-0400", "CST": "-0600", "CDT": "-0500",
+	"MST": "-0700", "MDT": "-0600", "PST": "-0800", "PDT": "-0700",
+}
+
 // ParseTimestamp parses a platform date in any layout of timeLayouts and
 // returns it in UTC. A date without a time is midnight UTC.
 func ParseTimestamp(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}, fmt.Errorf("empty timestamp")
+	}
+	// Go reads unknown zone abbreviations as UTC; RSS dates still use the
+	// US ones, so spell those out as offsets first.
+	if i := strings.LastIndexByte(s, ' '); i > 0 {
+		if off, ok := usZones[s[i+1:]]; ok {
+			s = s[:i+1] + off
+		}
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -77,6 +77,8 @@ func TestParseTimestamp(t *testing.T) {
 		"Fri, 03 May 2024 14:15:07 UT",
 		"03 May 2024 14:15:07 +0000",
 		"20240503T141507Z", // GDELT
+		"Fri, 03 May 2024 10:15:07 EDT",
+		"Fri, 03 May 2024 07:15:07 PDT",
 	} {
 		got, err := ParseTimestamp(in)
 		if err != nil {
