@@ -93,14 +93,13 @@ func TestReplayAllSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	handlers := demoHandlersC(fsys)
-	for name, h := range demoHandlersB(fsys) {
+	for name, h := range demoReplayB(fsys) {
 		handlers[name] = h
 	}
 	for _, c := range reg.All() {
 		t.Run(c.Source(), func(t *testing.T) {
 			if handlers[c.Source()] == nil {
-				// TODO(demo_b): fails instead once demo_b.go provides every B source.
-				t.Skipf("no replay handler for %s yet (demo_b.go)", c.Source())
+				t.Fatalf("no replay handler for %s", c.Source())
 			}
 			if ok, missing := c.Configured(); !ok {
 				t.Fatalf("not configured under DemoEnv: %s", missing)

@@ -33,7 +33,7 @@ func NewReplayHandler() http.Handler {
 		panic(err) // the embedded tree is fixed at build time
 	}
 	handlers := demoHandlersC(fsys)
-	for name, h := range demoHandlersB(fsys) {
+	for name, h := range demoReplayB(fsys) { // hn, reddit, youtube, x: demo_b.go
 		handlers[name] = h
 	}
 	mux := http.NewServeMux()
@@ -345,10 +345,6 @@ func replaceGroup(re *regexp.Regexp, b []byte, fn func(string) string) []byte {
 	out.Write(b[last:])
 	return out.Bytes()
 }
-
-// TODO(demo_b): remove this stub once demo_b.go (hn, reddit, youtube, x
-// replay handlers) lands; it defines the real demoHandlersB.
-func demoHandlersB(fs.FS) map[string]http.Handler { return nil }
 
 // DemoLinkedInOrganization is the organization page the LinkedIn demo
 // fixtures belong to; demo monitors list it in watch_accounts.
