@@ -173,3 +173,32 @@ func TestThreadsConfigured(t *testing.T) {
 		t.Errorf("default base %q", c.cfg.BaseURL)
 	}
 }
+
+// A short Retry-After is slept through by the HTTP helper: the scan
+// succeeds on the second attempt instead of failing.
+func TestThreadsShortRetryAfterIsHonoured(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Write(fixtureC(t, "threads/page2.json"))
+	}))
+	defer srv.Close()
+	b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-24 * time.Hour)})
+	if err != nil || len(b.Posts) != 1 {
+		t.Fatalf("posts %v, err %v", b.Posts, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 {
+		t.Errorf("%d calls, want 2", calls)
+	}
+}
