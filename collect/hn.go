@@ -105,7 +105,7 @@ func hnSearches(q Query) []hnSearch {
 // Fetch returns stories and comments created after the previous scan's
 // high-water mark (or at/after q.Since on the first scan).
 func (h *HN) Fetch(ctx context.Context, q Query) (Batch, error) {
-	lo := q.Since.Unix() - 1 // created_at_i > lo  ⇔  at or after Since
+	lo := max(q.Since.Unix()-1, 0) // created_at_i > lo  ⇔  at or after Since
 	var last int64
 	if q.State != "" {
 		v, err := strconv.ParseInt(q.State, 10, 64)

@@ -208,12 +208,22 @@ func foldText(s string) string {
 		}
 		return string(b)
 	}
-	var sb strings.Builder
-	sb.Grow(len(s))
-	for _, r := range s {
-		sb.WriteRune(foldRune(r))
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b = utf8.AppendRune(b, foldRune(r))
+		i += size
 	}
-	return sb.String()
+	return string(b)
 }
 
 // foldRune returns the smallest rune in r's case-folding orbit, lowered for
