@@ -17,10 +17,9 @@ import (
 // apply the real parameters (time filters, since_id, paging, query terms) so
 // the real collectors, incremental state included, behave as in production.
 
-// demoReplayB returns one handler per source, keyed by source name. It is
-// the body of demoHandlersB, which replay.go calls; demoHandlersB itself is
-// defined here as soon as replay.go's placeholder stub is removed (both
-// cannot exist at once).
+// demoReplayB (the brief's demoHandlersB) returns one handler per source,
+// keyed by source name; replay.go mounts each under /<source>. fsys is
+// rooted at testdata/demo.
 func demoReplayB(fsys fs.FS) map[string]http.Handler {
 	return map[string]http.Handler{
 		"hn":      demoHN{newDemoShift(fsys, "hn")},
