@@ -1,0 +1,457 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The delivery side of the outbox. Events are fanned out into webhook
+// deliveries and alert notifications (Dispatch); the worker then leases the
+// head of each target's queue (ClaimRun), sends without holding the writer,
+// and records the outcome (RecordAttempts). Every statement here touches a
+// handful of small rows, so the worker never keeps ingestion waiting.
+
+// OutboxEvent is an event not yet fanned out.
+type OutboxEvent struct {
+	Seq       int64
+	ID        string
+	ProjectID string
+	Type      string
+	Payload   string // the webhook body
+	CreatedAt string
+}
+
+// UndispatchedEvents returns up to limit events not yet fanned out, oldest
+// first.
+func (s *Store) UndispatchedEvents(ctx context.Context, limit int) ([]*OutboxEvent, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, project_id, type, payload, created_at FROM events
+		WHERE dispatched = 0 ORDER BY seq LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("undispatched events: %w", err)
+	}
+	defer rows.Close()
+	var out []*OutboxEvent
+	for rows.Next() {
+		var e OutboxEvent
+		if err := rows.Scan(&e.Seq, &e.ID, &e.ProjectID, &e.Type, &e.Payload, &e.CreatedAt); err != nil {
+			return nil, fmt.Errorf("undispatched events: %w", err)
+		}
+		out = append(out, &e)
+	}
+	return out, rows.Err()
+}
+
+// AlertNotice is one alert a mention.created event triggers.
+type AlertNotice struct {
+	AlertID string
+	Digest  bool            // queue for the alert's next digest instead of sending now
+	Mention json.RawMessage // the mention record (data.mention)
+}
+
+// Fanout is where one event goes: a delivery per webhook, a notification
+// (or digest item) per alert.
+type Fanout struct {
+	Event      *OutboxEvent
+	WebhookIDs []string
+	Alerts     []AlertNotice
+}
+
+// Dispatch writes the deliveries and notifications of fanouts, in event
+// order, and marks their events dispatched, all in one transaction. An
+// event another instance dispatched meanwhile is skipped, so no delivery is
+// created twice. firstAttempt is the next_attempt_at of the new rows.
+// It returns how many events it dispatched.
+func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
+	n := 0
+	t, first := now(), FormatTime(firstAttempt)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		mark, err := tx.PrepareContext(ctx, `UPDATE events SET dispatched = 1 WHERE seq = ? AND dispatched = 0`)
+		if err != nil {
+			return err
+		}
+		defer mark.Close()
+		hook, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
+			SELECT ?, id, project_id, ?, ?, ?, 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer hook.Close()
+		for _, f := range fanouts {
+			ev := f.Event
+			res, err := mark.ExecContext(ctx, ev.Seq)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				continue
+			}
+			n++
+			for _, wid := range f.WebhookIDs {
+				if _, err := hook.ExecContext(ctx, uuid.NewString(), ev.ID, ev.Type, ev.Payload, first, t, t, wid); err != nil {
+					return err
+				}
+			}
+			for _, a := range f.Alerts {
+				if a.Digest {
+					_, err = tx.ExecContext(ctx, `INSERT INTO alert_digest_items(alert_id, event_id, mention, created_at)
+						SELECT id, ?, ?, ? FROM alerts WHERE id = ?`, ev.ID, string(a.Mention), ev.CreatedAt, a.AlertID)
+				} else {
+					_, err = tx.ExecContext(ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
+						SELECT ?, id, project_id, 'instant', ?, ?, ?, ?, ?, ? FROM alerts WHERE id = ?`,
+						uuid.NewString(), toJSON([]string{ev.ID}), "["+string(a.Mention)+"]", ev.CreatedAt, first, t, t, a.AlertID)
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("dispatch events: %w", err)
+	}
+	return n, nil
+}
+
+// Outbox names one of the two delivery queues.
+type Outbox int
+
+const (
+	// WebhookOutbox is the deliveries table, one queue per webhook.
+	WebhookOutbox Outbox = iota
+	// AlertOutbox is the alert_deliveries table, one queue per alert.
+	AlertOutbox
+)
+
+func (o Outbox) String() string {
+	if o == AlertOutbox {
+		return "alert"
+	}
+	return "webhook"
+}
+
+// outboxSQL is what differs between the two queues. The names are
+// constants, never input.
+type outboxSQL struct {
+	table, target, parent string
+	cols                  string // in Job scan order
+}
+
+func (o Outbox) sql() outboxSQL {
+	if o == AlertOutbox {
+		return outboxSQL{table: "alert_deliveries", target: "alert_id", parent: "alerts",
+			cols: `seq, id, alert_id, project_id, event_ids, kind, payload, attempts, 0, first_event_at, created_at, next_attempt_at, lease_until`}
+	}
+	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks",
+		cols: `seq, id, webhook_id, project_id, event_id, event_type, payload, attempts, replay_of IS NOT NULL,
+			CASE WHEN replay_of IS NULL THEN COALESCE((SELECT e.created_at FROM events e WHERE e.id = d.event_id), d.created_at) ELSE d.created_at END,
+			created_at, next_attempt_at, lease_until`}
+}
+
+// Head is the oldest pending delivery of one webhook or alert: the only
+// one that may be sent, so deliveries go out in order.
+type Head struct {
+	TargetID      string
+	NextAttemptAt string
+	LeaseUntil    string // "" when not leased
+}
+
+// Heads returns the head of every active target's pending queue.
+func (s *Store) Heads(ctx context.Context, o Outbox) ([]Head, error) {
+	q := o.sql()
+	rows, err := s.r.QueryContext(ctx, `SELECT p.id, COALESCE(d.next_attempt_at, ''), COALESCE(d.lease_until, '')
+		FROM `+q.parent+` p JOIN `+q.table+` d ON d.seq = (
+			SELECT seq FROM `+q.table+` WHERE `+q.target+` = p.id AND status = 'pending' ORDER BY seq LIMIT 1)
+		WHERE p.active = 1`)
+	if err != nil {
+		return nil, fmt.Errorf("%s heads: %w", o, err)
+	}
+	defer rows.Close()
+	var out []Head
+	for rows.Next() {
+		var h Head
+		if err := rows.Scan(&h.TargetID, &h.NextAttemptAt, &h.LeaseUntil); err != nil {
+			return nil, fmt.Errorf("%s heads: %w", o, err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Job is a leased delivery.
+type Job struct {
+	Seq       int64
+	ID        string
+	TargetID  string // webhook or alert
+	ProjectID string
+	EventID   string // webhook: the event id; alert: JSON array of event ids
+	EventType string // webhook: the event type; alert: instant or digest
+	Payload   string
+	Attempts  int // made before this one
+	Replay    bool
+	EventAt   string // when the (oldest) event was recorded; a replay's own creation
+	CreatedAt string
+}
+
+// ClaimRun leases, for owner until leaseUntil, up to limit consecutive
+// deliveries from the head of target's pending queue that are due at now
+// and not leased by anyone else. It returns none when the head is not
+// available, so nothing overtakes an earlier delivery.
+func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error) {
+	q := o.sql()
+	nowS := FormatTime(now)
+	var jobs []*Job
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		jobs = nil
+		var active bool
+		if err := tx.QueryRowContext(ctx, `SELECT active FROM `+q.parent+` WHERE id = ?`, targetID).Scan(&active); err != nil {
+			if err == sql.ErrNoRows {
+				return nil
+			}
+			return err
+		}
+		if !active {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.table+` d WHERE `+q.target+` = ? AND status = 'pending' ORDER BY seq LIMIT ?`, targetID, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var j Job
+			var next, lease sql.NullString
+			if err := rows.Scan(&j.Seq, &j.ID, &j.TargetID, &j.ProjectID, &j.EventID, &j.EventType, &j.Payload, &j.Attempts, &j.Replay,
+				&j.EventAt, &j.CreatedAt, &next, &lease); err != nil {
+				return err
+			}
+			if next.String > nowS || (lease.Valid && lease.String > nowS) {
+				break
+			}
+			jobs = append(jobs, &j)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		if len(jobs) == 0 {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq BETWEEN ? AND ? AND `+q.target+` = ? AND status = 'pending'`,
+			owner, FormatTime(leaseUntil), jobs[0].Seq, jobs[len(jobs)-1].Seq, targetID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
+	}
+	return jobs, nil
+}
+
+// Attempt is the outcome of one send, as the delivery log records it.
+type Attempt struct {
+	Seq           int64
+	Status        string // delivered, pending (retry at NextAttemptAt) or failed
+	StatusCode    int    // 0: no response
+	Response      string
+	Error         string
+	NextAttemptAt time.Time
+	At            time.Time
+}
+
+// RecordAttempts stores outcomes and releases their leases in one
+// transaction. A success is recorded even if the lease was lost meanwhile
+// (the receiver has the event); a retry or failure only while owner still
+// holds the lease, so a slow instance cannot undo another's progress.
+func (s *Store) RecordAttempts(ctx context.Context, o Outbox, owner string, as []Attempt) error {
+	if len(as) == 0 {
+		return nil
+	}
+	q := o.sql()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		for _, a := range as {
+			var code any
+			if a.StatusCode != 0 {
+				code = a.StatusCode
+			}
+			var next any
+			cond := ` AND lease_owner = ?`
+			args := []any{owner}
+			switch a.Status {
+			case "pending":
+				next = FormatTime(a.NextAttemptAt)
+			case "delivered":
+				cond, args = "", nil
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE `+q.table+` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
+				last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+				WHERE seq = ? AND status = 'pending'`+cond,
+				append([]any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}, args...)...)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record %s attempts: %w", o, err)
+	}
+	return nil
+}
+
+// ReleaseLeases gives back leased deliveries that were not attempted.
+func (s *Store) ReleaseLeases(ctx context.Context, o Outbox, owner string, seqs []int64) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	q := o.sql()
+	args := []any{owner}
+	for _, s := range seqs {
+		args = append(args, s)
+	}
+	_, err := s.w.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = NULL, lease_until = NULL
+		WHERE lease_owner = ? AND seq IN (?`+strings.Repeat(",?", len(seqs)-1)+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("release %s leases: %w", o, err)
+	}
+	return nil
+}
+
+// DisableWebhook turns a webhook off with a reason (a receiver answered 410).
+func (s *Store) DisableWebhook(ctx context.Context, id, reason string) error {
+	_, err := s.w.ExecContext(ctx, `UPDATE webhooks SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`, reason, now(), id)
+	if err != nil {
+		return fmt.Errorf("disable webhook: %w", err)
+	}
+	return nil
+}
+
+// DigestQueue is the backlog of one digest alert.
+type DigestQueue struct {
+	AlertID string
+	Digest  string // hourly or daily
+	Oldest  string // created_at of the oldest queued event
+	Items   int
+}
+
+// DigestQueues lists the digest backlogs of active alerts.
+func (s *Store) DigestQueues(ctx context.Context) ([]DigestQueue, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT i.alert_id, a.digest, MIN(i.created_at), COUNT(*)
+		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id`)
+	if err != nil {
+		return nil, fmt.Errorf("digest queues: %w", err)
+	}
+	defer rows.Close()
+	var out []DigestQueue
+	for rows.Next() {
+		var d DigestQueue
+		if err := rows.Scan(&d.AlertID, &d.Digest, &d.Oldest, &d.Items); err != nil {
+			return nil, fmt.Errorf("digest queues: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// FlushDigest turns an alert's queued mentions recorded before cutoff into
+// one pending notification, in one transaction. It reports whether there
+// was anything to send.
+func (s *Store) FlushDigest(ctx context.Context, alertID string, cutoff, now time.Time) (bool, error) {
+	flushed := false
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		flushed = false
+		var projectID string
+		if err := tx.QueryRowContext(ctx, `SELECT project_id FROM alerts WHERE id = ?`, alertID).Scan(&projectID); err != nil {
+			if err == sql.ErrNoRows {
+				return nil
+			}
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, mention, created_at FROM alert_digest_items
+			WHERE alert_id = ? AND created_at < ? ORDER BY seq`, alertID, FormatTime(cutoff))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var maxSeq int64
+		var ids []string
+		var mentions []string
+		oldest := ""
+		for rows.Next() {
+			var seq int64
+			var id, m, at string
+			if err := rows.Scan(&seq, &id, &m, &at); err != nil {
+				return err
+			}
+			maxSeq = max(maxSeq, seq)
+			ids = append(ids, id)
+			mentions = append(mentions, m)
+			if oldest == "" || at < oldest {
+				oldest = at
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		if len(ids) == 0 {
+			return nil
+		}
+		t := FormatTime(now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
+			VALUES (?,?,?,'digest',?,?,?,?,?,?)`, uuid.NewString(), alertID, projectID, toJSON(ids), "["+strings.Join(mentions, ",")+"]", oldest, t, t, t); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM alert_digest_items WHERE alert_id = ? AND created_at < ? AND seq <= ?`, alertID, FormatTime(cutoff), maxSeq); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET last_digest_at = ? WHERE id = ?`, t, alertID); err != nil {
+			return err
+		}
+		flushed = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("flush digest: %w", err)
+	}
+	return flushed, nil
+}
+
+// AlertDelivery is a row of an alert's notification log.
+type AlertDelivery struct {
+	ID             string  `json:"id"`
+	AlertID        string  `json:"alert_id"`
+	Kind           string  `json:"kind"`
+	EventIDs       string  `json:"event_ids"`
+	Status         string  `json:"status"`
+	Attempts       int     `json:"attempts"`
+	NextAttemptAt  *string `json:"next_attempt_at"`
+	LastStatusCode *int    `json:"last_status_code"`
+	LastError      string  `json:"last_error,omitempty"`
+	CreatedAt      string  `json:"created_at"`
+}
+
+// ListAlertDeliveries lists an alert's notifications, newest first.
+func (s *Store) ListAlertDeliveries(ctx context.Context, alertID string, limit int) ([]*AlertDelivery, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, alert_id, kind, event_ids, status, attempts, next_attempt_at, last_status_code, last_error, created_at
+		FROM alert_deliveries WHERE alert_id = ? ORDER BY seq DESC LIMIT ?`, alertID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list alert deliveries: %w", err)
+	}
+	defer rows.Close()
+	out := []*AlertDelivery{}
+	for rows.Next() {
+		var d AlertDelivery
+		if err := rows.Scan(&d.ID, &d.AlertID, &d.Kind, &d.EventIDs, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastStatusCode, &d.LastError, &d.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list alert deliveries: %w", err)
+		}
+		out = append(out, &d)
+	}
+	return out, rows.Err()
+}
