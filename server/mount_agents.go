@@ -1,4 +1,63 @@
 package server
 
-// mountAgents mounts /mcp, /api/v1/openapi.json and /docs.
-func (s *Server) mountAgents() {}
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"earshot/capability"
+)
+
+// mountAgents mounts /mcp, /api/v1/openapi.json and /docs: the faces for
+// agents and integrators, all generated from the catalogue.
+func (s *Server) mountAgents() {
+	srv := NewMCPServer(s.svc, MCPOptions{Principal: PrincipalFromContext, Log: s.log})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		// Stateless: every POST stands alone (no session to leak), and it is
+		// the only mode that accepts the 2026 protocol versions.
+		Stateless: true,
+		// Every request needs a bearer credential, which a DNS-rebinding page
+		// cannot send; the localhost Host check would only break reverse
+		// proxies in front of a loopback listener.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        s.opts.MaxBodySize,
+	})
+	handle := func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { s.serveMCP(w, r, h) }
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		s.Router.Handle(m, "/mcp", handle)
+	}
+	s.Router.GET("/api/v1/openapi.json", s.openAPIHandler())
+	s.Router.GET("/docs", s.serveDocsIndex)
+	s.Router.GET("/docs/reference/:name", s.serveDocsReference)
+}
+
+// serveMCP authenticates an MCP request exactly as REST does (bearer
+// credential, Earshot-Project header, per-credential rate limit) and hands
+// it to the streamable handler with the principal in the context.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	start := time.Now()
+	id := newRequestID()
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), "")
+	if err != nil {
+		e, known := capability.AsError(err, "project")
+		if !known {
+			s.log.Error("authenticate", "request_id", id, "err", err)
+		}
+		s.writeError(w, r, id, "", e)
+		return
+	}
+	if !s.limiter.allow(p.CredentialID()) {
+		wait := s.limiter.retryAfter(p.CredentialID())
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
+		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"})
+		return
+	}
+	w.Header().Set("Api-Version", capability.APIVersion)
+	h.ServeHTTP(w, r.WithContext(capability.WithPrincipal(r.Context(), p)))
+	s.log.Debug("mcp request", "request_id", id, "method", r.Method, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
