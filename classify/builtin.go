@@ -30,7 +30,7 @@ type analysis struct {
 
 func analyze(text string) analysis {
 	a := analysis{text: text, low: strings.ToLower(text)}
-	a.toks = tokenize(text, lexicon, make([]token, 0, 32))
+	a.toks = tokenize(text, make([]token, 0, 32))
 	a.sent = scoreTokens(text, a.toks)
 	a.words = nb.Words(text)
 	return a

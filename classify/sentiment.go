@@ -8,96 +8,139 @@ import (
 	"strings"
 )
 
-// The sentiment scorer follows the approach of VADER (Hutto & Gilbert 2014):
-// a valence lexicon, then rules for negation, boosters and dampeners,
-// capitalisation, punctuation emphasis and "but", summed and squashed into a
-// compound score in -1..1. The constants are the ones the paper describes;
-// the code is Earshot's own.
+// The sentiment scorer implements the rule engine that Hutto & Gilbert
+// (2014) describe for VADER: a valence lexicon, then rules for boosters and
+// dampeners, ALL-CAPS emphasis in mixed-case text, negation in a three-word
+// window, "but" shifting weight to the clause after it, "least", a few
+// idioms, and "!"/"?" emphasis, summed and normalised into a compound score
+// in -1..1. The code is Earshot's own, written from the paper and the
+// published description of the algorithm.
+//
+// The lexicon is VADER's own (vaderlex/vader_lexicon.txt, MIT, (c) 2016
+// C.J. Hutto, see vaderlex/README.md), used as published. lexicon.txt is a
+// small hand-made Earshot supplement (emoji, newer slang, app-review words)
+// consulted only for tokens VADER does not list.
+
+//go:embed vaderlex/vader_lexicon.txt
+var vaderLexiconText string
 
 //go:embed lexicon.txt
-var lexiconText string
+var lexiconExtraText string
 
 const (
 	boosterIncrement = 0.293 // change in valence a booster word adds
 	capsIncrement    = 0.733 // change an ALL-CAPS word adds in mixed-case text
 	negationScalar   = -0.74 // a negated word's valence is multiplied by this
 	compoundAlpha    = 15.0  // normalisation constant for the compound score
-	neutralThreshold = 0.05  // |compound| below this is neutral
+	// neutralThreshold: |compound| below this is neutral. VADER's published
+	// ±0.05 band.
+	neutralThreshold = 0.05
 )
 
-var lexicon = parseLexicon(lexiconText)
+// lexicon maps a lower-case token to its valence (-4..4): VADER's entries,
+// then the Earshot supplement for tokens VADER does not have.
+var lexicon = func() map[string]float64 {
+	m := make(map[string]float64, 8000)
+	parseLexicon(vaderLexiconText, m, false)
+	parseLexicon(lexiconExtraText, m, true)
+	return m
+}()
 
-func parseLexicon(text string) map[string]float64 {
-	m := make(map[string]float64, 1500)
+// parseLexicon reads "<token><sep><valence>[<tab>...]" lines into m. VADER's
+// file is tab-separated with extra columns (standard deviation and the raw
+// ratings); the supplement is "<token> <valence>" with "#" comments. With
+// onlyNew, tokens already in m are left alone.
+func parseLexicon(text string, m map[string]float64, onlyNew bool) {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' && len(line) > 1 && line[1] == ' ' || line == "#" {
-			continue
+		line := sc.Text()
+		var tok, val string
+		if i := strings.IndexByte(line, '\t'); i > 0 {
+			tok = line[:i]
+			val = line[i+1:]
+			if j := strings.IndexByte(val, '\t'); j >= 0 {
+				val = val[:j]
+			}
+		} else {
+			line = strings.TrimSpace(line)
+			if line == "" || line == "#" || strings.HasPrefix(line, "# ") {
+				continue
+			}
+			i := strings.LastIndexByte(line, ' ')
+			if i <= 0 {
+				continue
+			}
+			tok, val = strings.TrimSpace(line[:i]), line[i+1:]
 		}
-		i := strings.LastIndexAny(line, " \t")
-		if i <= 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil {
 			continue
 		}
-		m[strings.TrimSpace(line[:i])] = v
+		if _, ok := m[tok]; ok && onlyNew {
+			continue
+		}
+		m[tok] = v
 	}
-	return m
 }
 
+// boosters are VADER's intensity modifiers: words that raise (or, with a
+// negative value, lower) the intensity of the sentiment word after them.
 var boosters = func() map[string]float64 {
 	m := map[string]float64{}
-	for _, w := range strings.Fields(`absolutely amazingly awfully completely considerably crazy decidedly deeply
-		effing enormously entirely especially exceptionally extremely fabulously flippin flipping frickin
-		fricking friggin frigging fucking fully freaking freakin greatly hella highly hugely incredibly
-		intensely majorly more most particularly purely quite really remarkably so soo sooo soooo substantially super
-		thoroughly too totally tremendously uber unbelievably unusually utterly very mega insanely ridiculously`) {
+	for _, w := range strings.Fields(`absolutely amazingly awfully completely considerable considerably
+		decidedly deeply effing enormous enormously entirely especially exceptional exceptionally extreme
+		extremely fabulously flipping flippin frackin fracking fricking frickin frigging friggin fully
+		fuckin fucking fuggin fugging greatly hella highly hugely incredible incredibly intensely major
+		majorly more most particularly purely quite really remarkably so substantially thoroughly total
+		totally tremendous tremendously uber unbelievably unusually utter utterly very`) {
 		m[w] = boosterIncrement
 	}
-	for _, w := range strings.Fields(`almost barely hardly kinda less little marginally occasionally partly
-		scarcely slightly somewhat sorta`) {
+	for _, w := range strings.Fields(`almost barely hardly kinda kindof kind-of less little marginal marginally
+		occasional occasionally partly scarce scarcely slight slightly somewhat sorta sortof sort-of`) {
 		m[w] = -boosterIncrement
 	}
 	return m
 }()
 
+// multiBoosters are the multi-word dampeners ("kind of").
+var multiBoosters = map[string]float64{"just enough": -boosterIncrement, "kind of": -boosterIncrement, "sort of": -boosterIncrement}
+
 var negations = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`not no nor never none nothing nobody nowhere neither without cannot
-		aint ain't isnt isn't arent aren't wasnt wasn't werent weren't dont don't doesnt doesn't didnt didn't
-		cant can't couldnt couldn't wont won't wouldnt wouldn't shouldnt shouldn't hasnt hasn't havent haven't
-		hadnt hadn't mustnt mustn't neednt needn't darent daren't mightnt mightn't uh-uh nope`) {
+	for _, w := range strings.Fields(`aint arent cannot cant couldnt darent didnt doesnt ain't aren't can't
+		couldn't daren't didn't doesn't dont hadnt hasnt havent isnt mightnt mustnt neither don't hadn't
+		hasn't haven't isn't mightn't mustn't neednt needn't never none nope nor not nothing nowhere
+		oughtnt shant shouldnt uhuh wasnt werent oughtn't shan't shouldn't uh-uh wasn't weren't without
+		wont wouldnt won't wouldn't rarely seldom despite`) {
 		m[w] = true
 	}
 	return m
 }()
 
 func isNegation(w string) bool {
-	return negations[w] || strings.HasSuffix(w, "n't")
+	return negations[w] || strings.Contains(w, "n't")
+}
+
+// idioms replace the valence of the sentiment word they end with
+// (VADER's special cases).
+var idioms = map[string]float64{
+	"the shit": 3, "the bomb": 3, "bad ass": 1.5, "badass": 1.5, "bus stop": 0, "yeah right": -2,
+	"kiss of death": -1.5, "to die for": 3, "beating heart": 3.1, "broken heart": -2.9,
 }
 
 // sarcasmMarkers flip a positive reading: "great, it crashed again /s".
-var sarcasmMarkers = []string{"/s", "#sarcasm", "#not", "yeah right", "sarcasm", "oh great", "just great", "thanks for nothing", "thanks a lot"}
+// An Earshot extension; VADER has no such rule.
+var sarcasmMarkers = []string{"/s", "#sarcasm", "#not", "thanks for nothing"}
 
-// phraseValences are multi-word expressions whose meaning is not the sum of
-// their words.
+// phraseValences are Earshot's additions for app reviews: product phrases
+// whose words VADER's lexicon does not score. They are added to the sum.
 var phraseValences = []struct {
 	phrase string
 	v      float64
 }{
-	{"the bomb", 3.0}, {"the shit", 3.0}, {"bad ass", 1.5}, {"badass", 1.5}, {"kiss of death", -1.5},
-	{"yeah right", -2.0}, {"cut the mustard", 2.0}, {"hand to mouth", -2.0}, {"no worries", 1.5},
-	{"no problem", 1.2}, {"no problems", 1.2}, {"not bad", 1.5}, {"piece of crap", -2.8}, {"piece of junk", -2.8},
-	{"waste of money", -2.7}, {"waste of time", -2.5}, {"rip off", -2.5}, {"high five", 1.8},
-	{"thumbs up", 1.8}, {"thumbs down", -1.8}, {"go to hell", -3.0}, {"fed up", -2.0}, {"sick of", -2.2},
-	{"tired of", -1.8}, {"let down", -1.8}, {"falls apart", -2.0}, {"screwed up", -2.2}, {"messed up", -2.0},
-	{"love it", 0.5}, {"must have", 1.5}, {"must-have", 1.5}, {"game changer", 2.0}, {"game-changer", 2.0},
-	{"well done", 2.0}, {"top notch", 2.5}, {"top-notch", 2.5}, {"5 stars", 2.0}, {"five stars", 2.0},
-	{"1 star", -2.0}, {"one star", -2.0}, {"zero stars", -2.5}, {"0 stars", -2.5}, {"doesn't work", -1.5},
-	{"does not work", -1.5}, {"not working", -1.5}, {"stopped working", -2.0}, {"won't work", -1.5},
+	{"doesn't work", -1.5}, {"does not work", -1.5}, {"not working", -1.5}, {"stopped working", -2.0},
+	{"won't work", -1.5}, {"waste of money", -2.0}, {"waste of time", -1.5}, {"piece of junk", -2.0},
+	{"1 star", -1.5}, {"one star", -1.5}, {"zero stars", -2.0}, {"0 stars", -2.0}, {"5 stars", 2.0}, {"five stars", 2.0},
 }
 
 // Sentiment is the outcome of the sentiment rules.
@@ -109,7 +152,7 @@ type Sentiment struct {
 // ScoreSentiment scores text with the built-in rules.
 func ScoreSentiment(text string) Sentiment {
 	var buf [64]token
-	toks := tokenize(text, lexicon, buf[:0])
+	toks := tokenize(text, buf[:0])
 	return scoreTokens(text, toks)
 }
 
@@ -123,144 +166,82 @@ func labelFor(compound float64) string {
 	return "neutral"
 }
 
-// lookup finds a word's valence, trying a few inflections and elongations
-// ("soooo goooood") when the word itself is not listed.
-func lookup(w string) (float64, bool) {
-	if v, ok := lexicon[w]; ok {
+// lookup finds a token's valence. Emoji with skin-tone or presentation
+// modifiers fall back to the bare emoji.
+func lookup(t token) (float64, bool) {
+	if v, ok := lexicon[t.low]; ok {
 		return v, true
 	}
-	if len(w) < 3 {
+	if !t.emoji {
+		// Elongations ("goooood"): an Earshot extension.
+		if c := collapseRepeats(t.low, 2); c != t.low {
+			if v, ok := lexicon[c]; ok {
+				return v, true
+			}
+			v, ok := lexicon[collapseRepeats(t.low, 1)]
+			return v, ok
+		}
 		return 0, false
 	}
-	if c := collapseRepeats(w, 2); c != w {
-		if v, ok := lexicon[c]; ok {
-			return v, true
-		}
-		if v, ok := lexicon[collapseRepeats(w, 1)]; ok {
-			return v, true
-		}
-	}
-	for _, suf := range []string{"'s", "s", "es", "ed", "d", "ing", "ly", "ness"} {
-		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
-			if v, ok := lexicon[w[:len(w)-len(suf)]]; ok {
-				return v, true
+	{
+		for i, r := range t.low {
+			if i > 0 && isEmojiModifier(r) {
+				v, ok := lexicon[t.low[:i]]
+				return v, ok
 			}
 		}
 	}
 	return 0, false
 }
 
-// collapseRepeats shortens runs of more than max identical bytes to max.
-func collapseRepeats(w string, max int) string {
-	run, changed := 0, false
-	var b []byte
-	for i := 0; i < len(w); i++ {
-		if i > 0 && w[i] == w[i-1] {
-			run++
-		} else {
-			run = 1
-		}
-		if run > max {
-			if !changed {
-				b = append(b, w[:i]...)
-				changed = true
-			}
-			continue
-		}
-		if changed {
-			b = append(b, w[i])
-		}
-	}
-	if !changed {
-		return w
-	}
-	return string(b)
+// sentDetail is what the rules measured, for the learned correction.
+type sentDetail struct {
+	Compound float64
+	Pos, Neg float64 // summed positive and (absolute) negative valences
+	Hits     int     // tokens that carried valence
+	Tokens   int
+	Emph     float64 // punctuation emphasis
 }
 
 func scoreTokens(text string, toks []token) Sentiment {
+	d := scoreDetail(text, toks)
+	return Sentiment{Label: labelFor(d.Compound), Compound: d.Compound}
+}
+
+func scoreDetail(text string, toks []token) sentDetail {
 	if len(toks) == 0 {
-		return Sentiment{Label: "neutral"}
+		return sentDetail{}
 	}
-	// Caps emphasis only counts when the text is not all in capitals.
-	capsCount := 0
+	var det sentDetail
+	det.Tokens = len(toks)
+	// Caps emphasis only counts when some, but not all, words are in capitals.
+	upper := 0
 	for _, t := range toks {
-		if t.caps {
-			capsCount++
+		if t.upper {
+			upper++
 		}
 	}
-	mixedCase := capsCount > 0 && capsCount < len(toks)
+	capDiff := upper > 0 && upper < len(toks)
 
 	butAt := -1
 	for i, t := range toks {
-		if t.low == "but" || t.low == "however" || t.low == "although" || t.low == "though" {
+		if t.low == "but" {
 			butAt = i
+			break
 		}
 	}
 
 	var sum float64
 	for i, t := range toks {
-		if _, ok := boosters[t.low]; ok && t.low != "more" && t.low != "most" {
-			// Boosters carry no valence of their own.
-			if i+1 < len(toks) {
-				continue
-			}
-		}
-		v, ok := lookup(t.low)
-		if !ok || v == 0 {
+		if _, ok := boosters[t.low]; ok {
 			continue
 		}
-		// "no" followed by a sentiment word negates it rather than counting.
-		if t.low == "no" && i+1 < len(toks) {
-			if _, ok := lookup(toks[i+1].low); ok {
-				continue
-			}
-		}
-		// "kind of"/"sort of" as a hedge.
-		if (t.low == "kind" || t.low == "sort") && i+1 < len(toks) && toks[i+1].low == "of" {
+		if t.low == "kind" && i+1 < len(toks) && toks[i+1].low == "of" {
 			continue
 		}
-		if t.caps && mixedCase {
-			if v > 0 {
-				v += capsIncrement
-			} else {
-				v -= capsIncrement
-			}
-		}
-		// Look back up to three words (within the sentence) for boosters and negations.
-		negated := false
-		for d := 1; d <= 3 && i-d >= 0; d++ {
-			p := toks[i-d]
-			if p.sep {
-				break
-			}
-			if b, ok := boosters[p.low]; ok {
-				scale := 1.0 - 0.05*float64(d-1)
-				if v < 0 {
-					b = -b
-				}
-				if p.caps && mixedCase {
-					if b > 0 {
-						b += capsIncrement / 3
-					} else {
-						b -= capsIncrement / 3
-					}
-				}
-				v += b * scale
-			}
-			if isNegation(p.low) {
-				// "never so good" intensifies rather than negates.
-				if p.low == "never" && d > 1 && (toks[i-d+1].low == "so" || toks[i-d+1].low == "this") {
-					v *= 1.25
-				} else {
-					negated = !negated
-				}
-			}
-			if p.low == "least" && (i-d-1 < 0 || (toks[i-d-1].low != "at" && toks[i-d-1].low != "very")) {
-				negated = !negated
-			}
-		}
-		if negated {
-			v *= negationScalar
+		v := valenceAt(toks, i, capDiff)
+		if v == 0 {
+			continue
 		}
 		if butAt >= 0 {
 			if i < butAt {
@@ -270,23 +251,22 @@ func scoreTokens(text string, toks []token) Sentiment {
 			}
 		}
 		sum += v
+		det.Hits++
+		if v > 0 {
+			det.Pos += v
+		} else {
+			det.Neg -= v
+		}
 	}
 
-	lowText := ""
+	lowText := strings.ToLower(text)
 	for _, p := range phraseValences {
-		if lowText == "" {
-			lowText = strings.ToLower(text)
-		}
 		if strings.Contains(lowText, p.phrase) && containsWord(lowText, p.phrase) {
 			sum += p.v
 		}
 	}
-
 	// Sarcasm markers turn apparent praise into criticism.
 	if sum > 0 {
-		if lowText == "" {
-			lowText = strings.ToLower(text)
-		}
 		for _, m := range sarcasmMarkers {
 			if strings.Contains(lowText, m) && (m[0] == '/' || m[0] == '#' || containsWord(lowText, m)) {
 				sum = -sum * 0.75
@@ -297,6 +277,7 @@ func scoreTokens(text string, toks []token) Sentiment {
 
 	if sum != 0 {
 		emph := punctuationEmphasis(text)
+		det.Emph = emph
 		if sum > 0 {
 			sum += emph
 		} else {
@@ -309,7 +290,130 @@ func scoreTokens(text string, toks []token) Sentiment {
 	} else if compound < -1 {
 		compound = -1
 	}
-	return Sentiment{Label: labelFor(compound), Compound: compound}
+	det.Compound = compound
+	return det
+}
+
+// valenceAt is the valence of token i after the word-level rules.
+func valenceAt(toks []token, i int, capDiff bool) float64 {
+	t := toks[i]
+	v, ok := lookup(t)
+	if !ok {
+		return 0
+	}
+	w := func(j int) string {
+		if j < 0 || j >= len(toks) {
+			return ""
+		}
+		return toks[j].low
+	}
+	// "no" before a sentiment word negates that word instead of counting.
+	if t.low == "no" && i+1 < len(toks) {
+		if _, ok := lookup(toks[i+1]); ok {
+			return 0
+		}
+	}
+	if w(i-1) == "no" || w(i-2) == "no" || (w(i-3) == "no" && (w(i-1) == "or" || w(i-1) == "nor")) {
+		v *= negationScalar
+	}
+	if t.upper && capDiff {
+		if v > 0 {
+			v += capsIncrement
+		} else {
+			v -= capsIncrement
+		}
+	}
+	for d := 1; d <= 3 && i-d >= 0; d++ {
+		p := toks[i-d]
+		// As in VADER, a word that carries sentiment itself is neither a
+		// booster nor a negation of the word after it.
+		if _, known := lexicon[p.low]; known {
+			continue
+		}
+		if b, ok := boosters[p.low]; ok {
+			if v < 0 {
+				b = -b
+			}
+			if p.upper && capDiff {
+				if v > 0 {
+					b += capsIncrement
+				} else {
+					b -= capsIncrement
+				}
+			}
+			switch d {
+			case 2:
+				b *= 0.95
+			case 3:
+				b *= 0.9
+			}
+			v += b
+		}
+		// Negation in the window; "never so/this" intensifies, "without
+		// doubt" does not negate.
+		switch d {
+		case 1:
+			if isNegation(p.low) {
+				v *= negationScalar
+			}
+		case 2:
+			switch {
+			case p.low == "never" && (w(i-1) == "so" || w(i-1) == "this"):
+				v *= 1.25
+			case p.low == "without" && w(i-1) == "doubt":
+			case isNegation(p.low):
+				v *= negationScalar
+			}
+		case 3:
+			switch {
+			case p.low == "never" && (w(i-2) == "so" || w(i-2) == "this" || w(i-1) == "so" || w(i-1) == "this"):
+				v *= 1.25
+			case p.low == "without" && (w(i-2) == "doubt" || w(i-1) == "doubt"):
+			case isNegation(p.low):
+				v *= negationScalar
+			}
+			v = idiomCheck(toks, i, v)
+		}
+	}
+	// "least" negates unless in "at least" / "very least".
+	if i > 0 && w(i-1) == "least" && (i == 1 || (w(i-2) != "at" && w(i-2) != "very")) {
+		v *= negationScalar
+	}
+	return v
+}
+
+// idioms: a phrase ending at (or just before) token i replaces its valence;
+// a multi-word dampener before it lowers it.
+func idiomCheck(toks []token, i int, v float64) float64 {
+	w := func(j int) string {
+		if j < 0 || j >= len(toks) {
+			return ""
+		}
+		return toks[j].low
+	}
+	for _, seq := range [...]string{
+		w(i-1) + " " + w(i),
+		w(i-2) + " " + w(i-1) + " " + w(i),
+		w(i-2) + " " + w(i-1),
+		w(i-3) + " " + w(i-2) + " " + w(i-1),
+		w(i-3) + " " + w(i-2),
+	} {
+		if iv, ok := idioms[seq]; ok {
+			v = iv
+			break
+		}
+	}
+	if i+1 < len(toks) {
+		if _, ok := multiBoosters[w(i)+" "+w(i+1)]; ok {
+			v += boosterIncrement
+		}
+	}
+	if b, ok := multiBoosters[w(i-3)+" "+w(i-2)]; ok {
+		v += b
+	} else if b, ok := multiBoosters[w(i-2)+" "+w(i-1)]; ok {
+		v += b
+	}
+	return v
 }
 
 // punctuationEmphasis is the intensity that "!!" and "??" add.
@@ -328,4 +432,30 @@ func punctuationEmphasis(text string) float64 {
 		}
 	}
 	return float64(ex)*0.292 + qe
+}
+
+// collapseRepeats shortens runs of more than max identical bytes to max.
+func collapseRepeats(w string, max int) string {
+	run := 0
+	var b []byte
+	for i := 0; i < len(w); i++ {
+		if i > 0 && w[i] == w[i-1] {
+			run++
+		} else {
+			run = 1
+		}
+		if run > max {
+			if b == nil {
+				b = append(make([]byte, 0, len(w)), w[:i]...)
+			}
+			continue
+		}
+		if b != nil {
+			b = append(b, w[i])
+		}
+	}
+	if b == nil {
+		return w
+	}
+	return string(b)
 }

@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// token is one unit of a post as the sentiment rules see it: a word with
-// its surrounding punctuation removed, an emoticon, or an emoji.
+// token is one unit of a post as the sentiment rules see it: a
+// whitespace-separated word with surrounding punctuation removed (kept
+// whole when that would leave two characters or fewer, so emoticons such as
+// ":)" and "<3" survive), or an emoji.
 type token struct {
-	raw   string // as written (punctuation trimmed)
-	low   string // lower case
-	caps  bool   // a word of two or more letters written in capitals
+	low   string // lower case, curly apostrophes straightened
+	upper bool   // written in capitals (has cased letters, none lower case)
 	emoji bool
-	sep   bool // a sentence boundary (".", "!", "?", ";") follows this token
 }
 
 // isEmojiRune reports runes that act as pictographs in social-media text.
@@ -32,65 +32,26 @@ func isEmojiModifier(r rune) bool {
 	return r == 0xFE0F || r == 0x200D || (r >= 0x1F3FB && r <= 0x1F3FF)
 }
 
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-' || r == '_'
-}
-
-// tokenize splits text into tokens. Emoticons are kept whole when the lexicon
-// knows them; URLs are dropped.
-func tokenize(text string, lex map[string]float64, dst []token) []token {
+// tokenize splits text into tokens the way VADER does: on white space,
+// stripping punctuation from word edges, dropping one-character tokens and
+// URLs. Emoji are split off as tokens of their own.
+func tokenize(text string, dst []token) []token {
 	for _, chunk := range strings.Fields(text) {
-		low := strings.ToLower(chunk)
-		if _, ok := lex[low]; ok && !hasLetter(chunk) {
-			dst = append(dst, token{raw: chunk, low: low})
-			continue
-		}
-		if strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") || strings.HasPrefix(low, "www.") {
-			continue
-		}
-		// Emoticon followed by sentence punctuation, e.g. ":)!!".
-		if trimmed := strings.TrimRight(low, "!?.,"); trimmed != low && !hasLetter(trimmed) {
-			if _, ok := lex[trimmed]; ok {
-				dst = append(dst, token{raw: trimmed, low: trimmed, sep: true})
+		if len(chunk) > 4 && (chunk[0] == 'h' || chunk[0] == 'H' || chunk[0] == 'w' || chunk[0] == 'W') {
+			l := strings.ToLower(chunk)
+			if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "www.") {
 				continue
 			}
 		}
-		dst = splitChunk(chunk, dst)
-	}
-	return dst
-}
-
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// splitChunk splits a whitespace-delimited chunk into words and emoji.
-func splitChunk(chunk string, dst []token) []token {
-	start := -1
-	flush := func(end int, sep bool) {
-		if start < 0 {
-			return
-		}
-		w := strings.Trim(chunk[start:end], "'’-_")
-		start = -1
-		if w == "" {
-			return
-		}
-		dst = append(dst, wordToken(w))
-		if sep {
-			dst[len(dst)-1].sep = true
-		}
-	}
-	for i := 0; i < len(chunk); {
-		r, size := utf8.DecodeRuneInString(chunk[i:])
-		switch {
-		case isEmojiRune(r):
-			flush(i, false)
+		// Split emoji runs out of the chunk.
+		start := 0
+		for i := 0; i < len(chunk); {
+			r, size := utf8.DecodeRuneInString(chunk[i:])
+			if r < 0x2600 || !isEmojiRune(r) {
+				i += size
+				continue
+			}
+			dst = appendWord(dst, chunk[start:i])
 			j := i + size
 			for j < len(chunk) {
 				r2, s2 := utf8.DecodeRuneInString(chunk[j:])
@@ -99,41 +60,48 @@ func splitChunk(chunk string, dst []token) []token {
 				}
 				j += s2
 			}
-			e := chunk[i:j]
-			dst = append(dst, token{raw: e, low: e, emoji: true})
-			i = j
-			continue
-		case isWordRune(r):
-			if start < 0 {
-				start = i
-			}
-		default:
-			flush(i, r == '.' || r == '!' || r == '?' || r == ';')
-			if (r == '.' || r == '!' || r == '?' || r == ';') && len(dst) > 0 {
-				dst[len(dst)-1].sep = true
-			}
+			dst = append(dst, token{low: chunk[i:j], emoji: true})
+			i, start = j, j
 		}
-		i += size
+		dst = appendWord(dst, chunk[start:])
 	}
-	flush(len(chunk), false)
 	return dst
 }
 
-func wordToken(w string) token {
-	low := strings.ToLower(w)
+func isASCIIPunct(b byte) bool {
+	return b >= '!' && b <= '/' || b >= ':' && b <= '@' || b >= '[' && b <= '`' || b >= '{' && b <= '~'
+}
+
+func appendWord(dst []token, w string) []token {
+	s, e := 0, len(w)
+	for s < e && isASCIIPunct(w[s]) {
+		s++
+	}
+	for e > s && isASCIIPunct(w[e-1]) {
+		e--
+	}
+	if e-s > 2 {
+		w = w[s:e]
+	}
+	if len(w) <= 1 {
+		return dst
+	}
+	cased, lower := false, false
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			cased = true
+		} else if unicode.IsLower(r) {
+			cased, lower = true, true
+		}
+	}
+	low := w
+	if cased {
+		low = strings.ToLower(w)
+	}
 	if strings.ContainsRune(low, '’') {
 		low = strings.ReplaceAll(low, "’", "'")
 	}
-	letters, upper := 0, 0
-	for _, r := range w {
-		if unicode.IsLetter(r) {
-			letters++
-			if unicode.IsUpper(r) {
-				upper++
-			}
-		}
-	}
-	return token{raw: w, low: low, caps: letters >= 2 && upper == letters}
+	return append(dst, token{low: low, upper: cased && !lower})
 }
 
 // containsWord reports whether lower-case text s contains w with no letter or
