@@ -386,11 +386,11 @@ func (c *Capability) Authorize(p *Principal) error {
 	if c.SessionOnly && p.Kind != KindSession && p.Kind != KindSystem {
 		return Forbidden(c.Name + " needs a session credential; API keys cannot call it")
 	}
-	if !p.Has(c.Scope) {
-		return Forbidden(fmt.Sprintf("this credential lacks the %s scope", c.Scope))
-	}
 	if !c.NoProject && p.ProjectID == "" {
 		return Invalid("Earshot-Project", "choose a project with the Earshot-Project header; this user belongs to several or none")
+	}
+	if !p.Has(c.Scope) {
+		return Forbidden(fmt.Sprintf("this credential lacks the %s scope", c.Scope))
 	}
 	return nil
 }

@@ -1,3 +1,489 @@
 package capability
 
-func (s *Service) mentionCaps() []*Capability { return nil }
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"earshot/collect"
+	"earshot/store"
+)
+
+// MentionQuery holds the list_mentions filters; export_mentions reuses them.
+type MentionQuery struct {
+	MonitorID      string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
+	Source         string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
+	Category       string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
+	Sentiment      string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
+	Status         string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
+	MinUrgency     *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
+	MaxUrgency     *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
+	AuthorHandle   string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
+	Search         string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
+	IsRelevant     *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
+	DatePreset     string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
+	Since          string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
+	Until          string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
+	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
+}
+
+type ListMentionsIn struct {
+	MentionQuery
+	Cursor string `json:"cursor,omitempty" in:"query" validate:"maxlen=500" doc:"The nextCursor of the previous page."`
+	Limit  *int   `json:"limit,omitempty" in:"query" validate:"min=1,max=100" default:"50" doc:"Page size, 1-100."`
+}
+
+type ListMentionsOut struct {
+	Items      []*store.Mention `json:"items"`
+	NextCursor *string          `json:"nextCursor"`
+	HasMore    bool             `json:"hasMore"`
+}
+
+type UpdateMentionStatusIn struct {
+	ID     string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
+	Status string `json:"status" validate:"required,enum=new|reviewed|done|ignored" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model)."`
+}
+
+type ExportIn struct {
+	MentionQuery
+	Limit *int `json:"limit,omitempty" in:"query" validate:"min=1,max=1000000" default:"100000" doc:"Most rows to export."`
+}
+
+type SOVIn struct {
+	DatePreset string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date" default:"last_30_days" doc:"Window; last_30_days when neither it nor since is given."`
+	Since      string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Window start (overrides date_preset)."`
+	Until      string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Window end (default now)."`
+}
+
+type SOVGroup struct {
+	ID       string  `json:"id"`
+	Name     string  `json:"name"`
+	IsOwn    bool    `json:"is_own"`
+	Mentions int     `json:"mentions"`
+	Share    float64 `json:"share"`
+}
+
+type SOVDayGroup struct {
+	ID       string  `json:"id"`
+	Mentions int     `json:"mentions"`
+	Share    float64 `json:"share"`
+}
+
+type SOVDay struct {
+	Date   string        `json:"date"`
+	Total  int           `json:"total"`
+	Groups []SOVDayGroup `json:"groups"`
+}
+
+type SOVOut struct {
+	Since  string     `json:"since"`
+	Until  string     `json:"until"`
+	Total  int        `json:"total"`
+	Groups []SOVGroup `json:"groups"`
+	Days   []SOVDay   `json:"days"`
+}
+
+type PreviewIn struct {
+	Keywords        []string `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft keywords."`
+	ExcludeKeywords []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft excludes."`
+	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
+	WatchAccounts   []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Draft watched accounts."`
+	Sources         []string `json:"sources,omitempty" validate:"maxitems=8,enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Only these platforms."`
+	Scan            *int     `json:"scan,omitempty" validate:"min=1,max=50000" default:"5000" doc:"How many of the newest stored mentions to test."`
+	Limit           *int     `json:"limit,omitempty" validate:"min=1,max=100" default:"20" doc:"Most matches to return."`
+}
+
+type PreviewOut struct {
+	Scanned int              `json:"scanned"`
+	Matched int              `json:"matched"`
+	Items   []*store.Mention `json:"items"`
+}
+
+func (s *Service) mentionCaps() []*Capability {
+	return []*Capability{
+		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
+			Scope: MentionsRead, Idempotent: true,
+			Description: "The triage inbox: collected posts with their AI classification, newest first, filtered and paged with an opaque cursor. " +
+				"Use status=new to find what needs triage, min_urgency=70 for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
+			s.listMentions),
+		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
+			Scope: MentionsRead, Idempotent: true, Description: "Get one mention with its classification and triage status."},
+			func(ctx context.Context, p *Principal, in *IDPath) (*store.Mention, error) {
+				return s.Store.Mention(ctx, p.ProjectID, in.ID)
+			}),
+		Define(Capability{Name: "update_mention_status", Title: "Triage a mention", Group: "mention", Method: "PATCH", Path: "/api/v1/mentions/:id",
+			Scope: MentionsWrite, Write: true, Idempotent: true,
+			Description: "Set a mention's status: reviewed (seen), done (handled), ignored (not really about the brand — this also teaches the relevance model) or back to new. Returns the full mention."},
+			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*store.Mention, error) {
+				return s.Store.UpdateMentionStatus(ctx, p.ProjectID, in.ID, in.Status)
+			}),
+		Define(Capability{Name: "export_mentions", Title: "Export mentions as CSV", Group: "mention", Method: "GET", Path: "/api/v1/exports/mentions",
+			Scope: MentionsRead, Idempotent: true, CSV: true,
+			Description: "Download mentions matching the list_mentions filters as CSV (RFC 4180, newest first, streamed; cells that a spreadsheet would run as formulas are prefixed with an apostrophe)."},
+			s.exportMentions),
+		Define(Capability{Name: "get_share_of_voice", Title: "Share of voice", Group: "mention", Method: "GET", Path: "/api/v1/share-of-voice",
+			Scope: MentionsRead, Idempotent: true,
+			Description: "Relevant mentions per keyword group (own brand vs competitors) and UTC day over a window, with share percentages that sum to 100."},
+			s.shareOfVoice),
+		Define(Capability{Name: "preview_monitor", Title: "Preview a monitor", Group: "monitor", Method: "POST", Path: "/api/v1/monitors/preview",
+			Scope: MonitorsRead, Idempotent: true,
+			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
+			s.previewMonitor),
+	}
+}
+
+// filter turns the query into a store filter, resolving presets at now.
+func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
+	f := store.MentionFilter{ProjectID: p.ProjectID, MonitorID: q.MonitorID, Source: q.Source, Category: q.Category, Sentiment: q.Sentiment,
+		Status: q.Status, MinUrgency: q.MinUrgency, MaxUrgency: q.MaxUrgency, AuthorHandle: strings.TrimPrefix(q.AuthorHandle, "@"),
+		Search: q.Search, IsRelevant: q.IsRelevant}
+	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
+		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
+	}
+	if q.MonitorID != "" {
+		if _, err := s.Store.MonitorAny(ctx, p.ProjectID, q.MonitorID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return f, NotFound("monitor")
+			}
+			return f, err
+		}
+	}
+	now := s.now()
+	if q.DatePreset != "" {
+		since, ok := presetSince(q.DatePreset, now)
+		if ok {
+			f.Since = &since
+		}
+	}
+	if q.Since != "" {
+		t, _ := ParseTimeParam(q.Since)
+		f.Since = &t
+	}
+	if q.Until != "" {
+		t, _ := ParseTimeParam(q.Until)
+		f.Until = &t
+	}
+	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+		return f, Invalid("until", "until must be after since")
+	}
+	if q.CollectedSince != "" {
+		t, _ := ParseTimeParam(q.CollectedSince)
+		f.CollectedSince = &t
+	}
+	return f, nil
+}
+
+func presetSince(preset string, now time.Time) (time.Time, bool) {
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	switch preset {
+	case "today":
+		return day, true
+	case "last_24_hours":
+		return now.Add(-24 * time.Hour), true
+	case "last_7_days":
+		return now.AddDate(0, 0, -7), true
+	case "last_30_days":
+		return now.AddDate(0, 0, -30), true
+	case "last_90_days":
+		return now.AddDate(0, 0, -90), true
+	case "month_to_date":
+		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), true
+	}
+	return time.Time{}, false
+}
+
+// cursorBinding ties a cursor to the project and every filter.
+func cursorBinding(projectID string, q MentionQuery) string {
+	b, _ := json.Marshal(q)
+	return "mentions:" + projectID + ":" + string(b)
+}
+
+func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentionsIn) (*ListMentionsOut, error) {
+	f, err := s.filter(ctx, p, in.MentionQuery)
+	if err != nil {
+		return nil, err
+	}
+	limit := 50
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	binding := cursorBinding(p.ProjectID, in.MentionQuery)
+	var after *store.Position
+	if in.Cursor != "" {
+		var pos store.Position
+		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
+		}
+		after = &pos
+	}
+	items, err := s.Store.ListMentions(ctx, f, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListMentionsOut{Items: items}
+	if len(items) > limit {
+		out.Items = items[:limit]
+		out.HasMore = true
+		last := out.Items[limit-1]
+		pos := store.Position{At: last.PublishedAt, ID: last.ID}
+		if f.CollectedSince != nil {
+			pos.At = last.CollectedAt
+		}
+		c := sealCursor(pos, binding)
+		out.NextCursor = &c
+	}
+	return out, nil
+}
+
+// CSVExport streams mentions as CSV; REST writes it as the response body.
+type CSVExport struct {
+	svc    *Service
+	filter store.MentionFilter
+	limit  int
+	Rows   int // rows written by the last Stream
+}
+
+// ContentType is text/csv.
+func (e *CSVExport) ContentType() string { return "text/csv; charset=utf-8" }
+
+// Filename suggests a download name.
+func (e *CSVExport) Filename() string {
+	return "mentions-" + time.Now().UTC().Format("20060102-150405") + ".csv"
+}
+
+// MarshalJSON lets a JSON binding (MCP) carry the CSV text.
+func (e *CSVExport) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	if err := e.Stream(context.Background(), &b); err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"csv": b.String(), "rows": e.Rows})
+}
+
+var csvHeader = []string{"id", "published_at", "collected_at", "source", "url", "author_handle", "text", "category", "sentiment",
+	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement"}
+
+// Stream writes the header and every row, reading the store page by page so
+// memory stays flat whatever the row count.
+func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	e.Rows = 0
+	var after *store.Position
+	for e.Rows < e.limit {
+		page, err := e.svc.Store.ListMentions(ctx, e.filter, after, min(1000, e.limit-e.Rows))
+		if err != nil {
+			return err
+		}
+		for _, m := range page {
+			mid := ""
+			if m.MonitorID != nil {
+				mid = *m.MonitorID
+			}
+			eng, _ := json.Marshal(m.Engagement)
+			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
+				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng)}
+			for i := range rec {
+				rec[i] = SafeCell(rec[i])
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+			e.Rows++
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		if len(page) == 0 || e.Rows >= e.limit {
+			break
+		}
+		last := page[len(page)-1]
+		after = &store.Position{At: last.PublishedAt, ID: last.ID}
+		if e.filter.CollectedSince != nil {
+			after.At = last.CollectedAt
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SafeCell defuses spreadsheet formula injection (OWASP): a cell starting
+// with = + - @ (or tab/CR) is prefixed with an apostrophe.
+func SafeCell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+func (s *Service) exportMentions(ctx context.Context, p *Principal, in *ExportIn) (*CSVExport, error) {
+	f, err := s.filter(ctx, p, in.MentionQuery)
+	if err != nil {
+		return nil, err
+	}
+	limit := 100000
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	return &CSVExport{svc: s, filter: f, limit: limit}, nil
+}
+
+func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*SOVOut, error) {
+	now := s.now()
+	since := now.AddDate(0, 0, -30)
+	if in.DatePreset != "" {
+		since, _ = presetSince(in.DatePreset, now)
+	}
+	until := now
+	if in.Since != "" {
+		since, _ = ParseTimeParam(in.Since)
+	}
+	if in.Until != "" {
+		until, _ = ParseTimeParam(in.Until)
+	}
+	if !since.Before(until) {
+		return nil, Invalid("until", "until must be after since")
+	}
+	if until.Sub(since) > 366*24*time.Hour {
+		return nil, Invalid("since", "the window may span at most 366 days")
+	}
+	groups, err := s.Store.ListKeywordGroups(ctx, p.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.Store.ShareOfVoice(ctx, p.ProjectID, since, until)
+	if err != nil {
+		return nil, err
+	}
+	out := &SOVOut{Since: store.FormatTime(since), Until: store.FormatTime(until), Groups: []SOVGroup{}, Days: []SOVDay{}}
+	totals := map[string]int{}
+	perDay := map[string]map[string]int{}
+	for _, r := range rows {
+		totals[r.GroupID] += r.Count
+		if perDay[r.Day] == nil {
+			perDay[r.Day] = map[string]int{}
+		}
+		perDay[r.Day][r.GroupID] += r.Count
+	}
+	ids := make([]string, len(groups))
+	counts := make([]int, len(groups))
+	for i, g := range groups {
+		ids[i] = g.ID
+		counts[i] = totals[g.ID]
+		out.Total += counts[i]
+	}
+	shares := Shares(counts)
+	for i, g := range groups {
+		out.Groups = append(out.Groups, SOVGroup{ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, Mentions: counts[i], Share: shares[i]})
+	}
+	for d := time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC); d.Before(until); d = d.AddDate(0, 0, 1) {
+		key := d.Format("2006-01-02")
+		dc := make([]int, len(ids))
+		day := SOVDay{Date: key, Groups: []SOVDayGroup{}}
+		for i, id := range ids {
+			dc[i] = perDay[key][id]
+			day.Total += dc[i]
+		}
+		ds := Shares(dc)
+		for i, id := range ids {
+			day.Groups = append(day.Groups, SOVDayGroup{ID: id, Mentions: dc[i], Share: ds[i]})
+		}
+		out.Days = append(out.Days, day)
+	}
+	return out, nil
+}
+
+// Shares turns counts into percentages with one decimal that sum to exactly
+// 100 (largest remainder); all zero when there is nothing to share.
+func Shares(counts []int) []float64 {
+	out := make([]float64, len(counts))
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total == 0 {
+		return out
+	}
+	type rem struct {
+		i int
+		r float64
+	}
+	units := make([]int, len(counts)) // tenths of a percent
+	rems := make([]rem, len(counts))
+	sum := 0
+	for i, c := range counts {
+		exact := float64(c) * 1000 / float64(total)
+		units[i] = int(math.Floor(exact))
+		rems[i] = rem{i, exact - float64(units[i])}
+		sum += units[i]
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for k := 0; sum < 1000; k++ {
+		units[rems[k%len(rems)].i]++
+		sum++
+	}
+	for i, u := range units {
+		out[i] = float64(u) / 10
+	}
+	return out
+}
+
+func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewIn) (*PreviewOut, error) {
+	if len(in.Keywords) == 0 && len(in.WatchAccounts) == 0 {
+		return nil, Invalid("keywords", "give keywords or watch_accounts to preview")
+	}
+	scan, limit := 5000, 20
+	if in.Scan != nil {
+		scan = *in.Scan
+	}
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	m := collect.Compile(collect.Rule{Keywords: in.Keywords, ExcludeKeywords: in.ExcludeKeywords, QueryMode: in.QueryMode, WatchAccounts: in.WatchAccounts})
+	sources := map[string]bool{}
+	for _, src := range in.Sources {
+		sources[src] = true
+	}
+	out := &PreviewOut{Items: []*store.Mention{}}
+	f := store.MentionFilter{ProjectID: p.ProjectID}
+	var after *store.Position
+	for out.Scanned < scan {
+		page, err := s.Store.ListMentions(ctx, f, after, min(1000, scan-out.Scanned))
+		if err != nil {
+			return nil, err
+		}
+		for _, mn := range page {
+			out.Scanned++
+			if len(sources) > 0 && !sources[mn.Source] {
+				continue
+			}
+			if m.Match(collect.Post{Source: mn.Source, AuthorHandle: mn.AuthorHandle, Text: mn.Text}) {
+				out.Matched++
+				if len(out.Items) < limit {
+					out.Items = append(out.Items, mn)
+				}
+			}
+		}
+		if len(page) == 0 {
+			break
+		}
+		last := page[len(page)-1]
+		after = &store.Position{At: last.PublishedAt, ID: last.ID}
+	}
+	return out, nil
+}
