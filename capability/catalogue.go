@@ -116,6 +116,18 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 	var out []Field
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			// An embedded struct contributes its fields (shared filter sets).
+			inner, err := parseFields(sf.Type, defaultIn)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range inner {
+				f.index = append([]int{i}, f.index...)
+				out = append(out, f)
+			}
+			continue
+		}
 		if !sf.IsExported() {
 			continue
 		}

@@ -1,0 +1,584 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/cases"
+	"modernc.org/sqlite"
+)
+
+// Mention is a collected post with its classification.
+type Mention struct {
+	ID           string           `json:"id"`
+	ProjectID    string           `json:"project_id"`
+	MonitorID    *string          `json:"monitor_id"`
+	MonitorIDs   []string         `json:"monitor_ids"`
+	Source       string           `json:"source"`
+	ExternalID   string           `json:"external_id"`
+	URL          string           `json:"url"`
+	AuthorHandle string           `json:"author_handle"`
+	Text         string           `json:"text"`
+	PublishedAt  string           `json:"published_at"`
+	CollectedAt  string           `json:"collected_at"`
+	Engagement   map[string]int64 `json:"engagement"`
+	IsRelevant   bool             `json:"is_relevant"`
+	Category     string           `json:"category"`
+	Sentiment    string           `json:"sentiment"`
+	Urgency      int              `json:"urgency"`
+	AISummary    string           `json:"ai_summary"`
+	Status       string           `json:"status"`
+	Classifier   string           `json:"classifier"`
+	UpdatedAt    string           `json:"updated_at"`
+}
+
+const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
+	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at`
+
+func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
+	var m Mention
+	var mids, eng string
+	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
+		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.MonitorIDs = strList(mids)
+	m.Engagement = map[string]int64{}
+	if eng != "" {
+		if err := json.Unmarshal([]byte(eng), &m.Engagement); err != nil {
+			return nil, fmt.Errorf("mention %s engagement: %w", m.ID, err)
+		}
+	}
+	return &m, nil
+}
+
+// Fold is the case folding used by search: Unicode-aware, so "É" finds "é".
+var folder = cases.Fold()
+
+// Fold folds s for case-insensitive substring comparison.
+func Fold(s string) string { return folder.String(s) }
+
+func init() {
+	// fold(text) lets SQL compare with Unicode case folding, where the
+	// built-in lower() only folds ASCII.
+	sqlite.MustRegisterDeterministicScalarFunction("earshot_fold", 1, func(ctx *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return Fold(v), nil
+		case []byte:
+			return Fold(string(v)), nil
+		case nil:
+			return nil, nil
+		default:
+			return fmt.Sprint(v), nil
+		}
+	})
+}
+
+// Mention returns one mention of the project.
+func (s *Store) Mention(ctx context.Context, projectID, id string) (*Mention, error) {
+	return scanMention(s.r.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
+}
+
+// UpdateMentionStatus sets a mention's triage status and records a
+// mention.updated event in the same transaction.
+func (s *Store) UpdateMentionStatus(ctx context.Context, projectID, id, status string) (*Mention, error) {
+	var out *Mention
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		m, err := scanMention(tx.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
+		if err != nil {
+			return err
+		}
+		prev := m.Status
+		m.Status = status
+		m.UpdatedAt = now()
+		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET status = ?, updated_at = ? WHERE id = ?`, status, m.UpdatedAt, id); err != nil {
+			return err
+		}
+		ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
+		if err != nil {
+			return err
+		}
+		out = m
+		return insertEvent(ctx, tx, ev)
+	})
+	return out, err
+}
+
+// MentionFilter selects mentions (list_mentions, export, alerts' views).
+type MentionFilter struct {
+	ProjectID    string
+	MonitorID    string
+	Source       string
+	Category     string
+	Sentiment    string
+	Status       string
+	MinUrgency   *int
+	MaxUrgency   *int
+	AuthorHandle string
+	Search       string
+	IsRelevant   *bool
+	Since        *time.Time // published_at >= Since
+	Until        *time.Time // published_at <  Until
+	// CollectedSince switches to sync mode: collected_at ascending.
+	CollectedSince *time.Time
+}
+
+// Position is a keyset position: (published_at, id) or, in sync mode,
+// (collected_at, id).
+type Position struct {
+	At string `json:"t"`
+	ID string `json:"i"`
+}
+
+// minTrigramSearch is the shortest search the trigram index can answer.
+const minTrigramSearch = 3
+
+// rareSearchCap: a search whose index matches stay under this is answered
+// from the index then sorted; a more common one is found faster by walking
+// the date order and stopping at the page size.
+const rareSearchCap = 2000
+
+// ListMentions returns up to limit mentions after pos in the filter's order.
+func (s *Store) ListMentions(ctx context.Context, f MentionFilter, after *Position, limit int) ([]*Mention, error) {
+	q, args, err := s.mentionQuery(ctx, f, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*Mention, 0, limit)
+	for rows.Next() {
+		m, err := scanMention(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ExplainMentions returns SQLite's query plan for a filter (tests guard
+// against plans that fall back to scanning the table).
+func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Position, limit int) (string, error) {
+	q, args, err := s.mentionQuery(ctx, f, after, limit)
+	if err != nil {
+		return "", err
+	}
+	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			return "", err
+		}
+		b.WriteString(detail)
+		b.WriteByte('\n')
+	}
+	return b.String(), rows.Err()
+}
+
+func ftsPhrase(search string) string {
+	return `"` + strings.ReplaceAll(search, `"`, `""`) + `"`
+}
+
+func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	sync := f.CollectedSince != nil
+	from := `mentions m`
+	orderCol := "m.published_at"
+	if sync {
+		orderCol = "m.collected_at"
+	}
+	if f.MonitorID != "" && !sync {
+		// Drive from the monitor's own date-ordered index.
+		from = `mention_monitors mm JOIN mentions m ON m.id = mm.mention_id`
+		add(`mm.monitor_id = ?`, f.MonitorID)
+		orderCol = "mm.published_at"
+	} else if f.MonitorID != "" {
+		add(`m.id IN (SELECT mention_id FROM mention_monitors WHERE monitor_id = ?)`, f.MonitorID)
+	}
+	add(`m.project_id = ?`, f.ProjectID)
+	if f.Source != "" {
+		add(`m.source = ?`, f.Source)
+	}
+	if f.Category != "" {
+		add(`m.category = ?`, f.Category)
+	}
+	if f.Sentiment != "" {
+		add(`m.sentiment = ?`, f.Sentiment)
+	}
+	if f.Status != "" {
+		add(`m.status = ?`, f.Status)
+	}
+	if f.MinUrgency != nil {
+		add(`m.urgency >= ?`, *f.MinUrgency)
+	}
+	if f.MaxUrgency != nil {
+		add(`m.urgency <= ?`, *f.MaxUrgency)
+	}
+	if f.AuthorHandle != "" {
+		add(`m.author_handle = ?`, f.AuthorHandle)
+	}
+	if f.IsRelevant != nil {
+		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
+	}
+	if f.Since != nil {
+		add(orderColFor(orderCol, "published")+` >= ?`, FormatTime(*f.Since))
+	}
+	if f.Until != nil {
+		add(orderColFor(orderCol, "published")+` < ?`, FormatTime(*f.Until))
+	}
+	if sync {
+		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
+	}
+	if f.Search != "" {
+		folded := Fold(f.Search)
+		if utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
+			add(`m.rowid IN (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ?)`, ftsPhrase(f.Search))
+		}
+		// The exact predicate: Unicode case-folded substring.
+		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
+	}
+	idCol := "m.id"
+	if orderCol == "mm.published_at" {
+		idCol = "mm.mention_id"
+	}
+	if after != nil {
+		if sync {
+			add(`(`+orderCol+`, `+idCol+`) > (?, ?)`, after.At, after.ID)
+		} else {
+			add(`(`+orderCol+`, `+idCol+`) < (?, ?)`, after.At, after.ID)
+		}
+	}
+	dir := "DESC"
+	if sync {
+		dir = "ASC"
+	}
+	q := `SELECT ` + mentionCols + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY ` + orderCol + ` ` + dir + `, ` + idCol + ` ` + dir + ` LIMIT ?`
+	args = append(args, limit)
+	return q, args, nil
+}
+
+func orderColFor(orderCol, _ string) string {
+	if orderCol == "mm.published_at" {
+		return "mm.published_at"
+	}
+	return "m.published_at"
+}
+
+// searchIsRare asks the trigram index whether a search has few matches (in
+// all projects), bounded so the question itself stays cheap.
+func (s *Store) searchIsRare(ctx context.Context, search string) bool {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
+		ftsPhrase(search), rareSearchCap).Scan(&n)
+	return err == nil && n < rareSearchCap
+}
+
+// NewMention is a classified post ready to store.
+type NewMention struct {
+	Source       string
+	ExternalID   string
+	URL          string
+	AuthorHandle string
+	Text         string
+	PublishedAt  time.Time
+	Engagement   map[string]int64
+	MonitorIDs   []string // monitors that matched, first is the primary
+	IsRelevant   bool
+	Category     string
+	Sentiment    string
+	Urgency      int
+	AISummary    string
+	Classifier   string
+	CostUSD      float64
+}
+
+// IngestResult says what an ingest batch did.
+type IngestResult struct {
+	New          int
+	Duplicates   int
+	Dropped      int
+	Created      []*Mention // stored mentions, in batch order
+	QuotaReached bool
+}
+
+// IngestMentions stores a batch for one project in one transaction: one
+// mention per (project, source, external id) — a duplicate only gains
+// monitor ids — counted once against the quota (0 = unlimited). Posts over
+// the quota are dropped and counted. Relevant new mentions get a
+// mention.created event; the first drop of a period a usage.quota_reached one.
+func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int, batch []NewMention) (IngestResult, error) {
+	var res IngestResult
+	if len(batch) == 0 {
+		return res, nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res = IngestResult{}
+		t := time.Now().UTC()
+		ts := FormatTime(t)
+		period := PeriodStart(t)
+		var used int
+		var notified bool
+		err := tx.QueryRowContext(ctx, `SELECT mentions_used, quota_notified FROM usage_periods WHERE project_id = ? AND period_start = ?`, projectID, period).
+			Scan(&used, &notified)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		find, err := tx.PrepareContext(ctx, `SELECT id, monitor_ids, published_at FROM mentions WHERE project_id = ? AND source = ? AND external_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer find.Close()
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
+			published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id, project_id, published_at) VALUES (?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer link.Close()
+		var cost float64
+		seen := map[string]int{} // duplicates inside the batch
+		for _, nm := range batch {
+			key := nm.Source + "\x00" + nm.ExternalID
+			var id, mids, pub string
+			err := find.QueryRowContext(ctx, projectID, nm.Source, nm.ExternalID).Scan(&id, &mids, &pub)
+			switch {
+			case err == nil:
+				res.Duplicates++
+				have := strList(mids)
+				merged := mergeIDs(have, nm.MonitorIDs)
+				if len(merged) != len(have) {
+					if _, err := tx.ExecContext(ctx, `UPDATE mentions SET monitor_ids = ? WHERE id = ?`, toJSON(merged), id); err != nil {
+						return err
+					}
+					for _, mid := range nm.MonitorIDs {
+						if _, err := link.ExecContext(ctx, id, mid, projectID, pub); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+			if _, dup := seen[key]; dup {
+				res.Duplicates++
+				continue
+			}
+			if quota > 0 && used >= quota {
+				res.Dropped++
+				continue
+			}
+			m := &Mention{ID: uuid.NewString(), ProjectID: projectID, MonitorIDs: mergeIDs(nil, nm.MonitorIDs), Source: nm.Source, ExternalID: nm.ExternalID,
+				URL: nm.URL, AuthorHandle: nm.AuthorHandle, Text: nm.Text, PublishedAt: FormatTime(nm.PublishedAt), CollectedAt: ts,
+				Engagement: nm.Engagement, IsRelevant: nm.IsRelevant, Category: nm.Category, Sentiment: nm.Sentiment, Urgency: nm.Urgency,
+				AISummary: nm.AISummary, Status: "new", Classifier: nm.Classifier, UpdatedAt: ts}
+			if m.Engagement == nil {
+				m.Engagement = map[string]int64{}
+			}
+			if len(m.MonitorIDs) > 0 {
+				m.MonitorID = &m.MonitorIDs[0]
+			}
+			if _, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
+				m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
+				m.Classifier, nm.CostUSD, m.UpdatedAt); err != nil {
+				return err
+			}
+			for _, mid := range m.MonitorIDs {
+				if _, err := link.ExecContext(ctx, m.ID, mid, projectID, m.PublishedAt); err != nil {
+					return err
+				}
+			}
+			seen[key] = 1
+			used++
+			cost += nm.CostUSD
+			res.New++
+			res.Created = append(res.Created, m)
+			if m.IsRelevant {
+				ev, err := NewEvent(projectID, "mention.created", map[string]any{"mention": m})
+				if err != nil {
+					return err
+				}
+				if err := insertEvent(ctx, tx, ev); err != nil {
+					return err
+				}
+			}
+		}
+		if err := addUsage(ctx, tx, projectID, period, res.New, res.Dropped, cost); err != nil {
+			return err
+		}
+		if res.Dropped > 0 || (quota > 0 && used >= quota) {
+			res.QuotaReached = true
+		}
+		if res.QuotaReached && !notified && res.Dropped > 0 {
+			ev, err := NewEvent(projectID, "usage.quota_reached", map[string]any{"period_start": period, "mentions_included": quota, "mentions_used": used})
+			if err != nil {
+				return err
+			}
+			if err := insertEvent(ctx, tx, ev); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE usage_periods SET quota_notified = 1 WHERE project_id = ? AND period_start = ?`, projectID, period); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+func mergeIDs(have, add []string) []string {
+	out := append([]string{}, have...)
+	for _, a := range add {
+		found := false
+		for _, h := range out {
+			if h == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// KnownExternalIDs returns which of ids already exist for (project, source),
+// so a pipeline can skip classifying duplicates.
+func (s *Store) KnownExternalIDs(ctx context.Context, projectID, source string, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(len(ids), start+500)]
+		args := []any{projectID, source}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT external_id FROM mentions WHERE project_id = ? AND source = ? AND external_id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// TriageExamples returns the most recently triaged mentions of a project:
+// ignored ones are negative relevance examples, reviewed/done positive.
+func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
+		ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var text, status, upd string
+		if err := rows.Scan(&text, &status, &upd); err != nil {
+			return nil, nil, "", err
+		}
+		if n == 0 {
+			version = upd
+		}
+		n++
+		texts = append(texts, text)
+		relevant = append(relevant, status != "ignored")
+	}
+	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
+}
+
+// SOVRow is the count of relevant mentions of one keyword group on one day.
+type SOVRow struct {
+	Day     string
+	GroupID string
+	Count   int
+}
+
+// ShareOfVoice counts relevant mentions per keyword group and UTC day in
+// [since, until). A mention counts once per group however many of the
+// group's monitors matched it.
+func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(mm.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT mm.mention_id)
+		FROM monitors mo
+		JOIN mention_monitors mm ON mm.monitor_id = mo.id
+		JOIN mentions m ON m.id = mm.mention_id
+		WHERE mo.project_id = ? AND mo.group_id IS NOT NULL AND mm.published_at >= ? AND mm.published_at < ? AND m.is_relevant = 1
+		GROUP BY day, mo.group_id ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SOVRow
+	for rows.Next() {
+		var r SOVRow
+		if err := rows.Scan(&r.Day, &r.GroupID, &r.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// PublicMentions lists a public page's mentions: relevant ones, testimonials first.
+func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.project_id = ? AND m.is_relevant = 1 AND m.status <> 'ignored'
+		AND m.published_at >= ? ORDER BY (m.category = 'testimonial') DESC, m.published_at DESC LIMIT ?`, projectID, FormatTime(time.Now().AddDate(0, 0, -90)), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Mention
+	for rows.Next() {
+		m, err := scanMention(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
