@@ -19,12 +19,12 @@ import (
 // fixture is one of every resource in a project, so a request can be built
 // for any capability from the catalogue alone.
 type fixture struct {
-	project  *store.Project
-	user     *store.User
-	ids      map[string]string // capability Group → a resource id of that kind
-	keyword  string
-	monitor  string
-	group    string
+	project *store.Project
+	user    *store.User
+	ids     map[string]string // capability Group → a resource id of that kind
+	keyword string
+	monitor string
+	group   string
 }
 
 func (e *env) fixture(p *store.Project, u *store.User, token, keyword string) *fixture {
