@@ -1,0 +1,288 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Scheduling: which monitors are due, who is scanning them, and what each
+// source of each monitor remembers between scans (its incremental state and
+// its health). Several processes may share one database: a monitor is
+// scanned by whoever holds its lease.
+
+// ClaimDueMonitors leases up to limit monitors that are due at now — active,
+// not deleted, of a project that is not archived, with no live lease — to
+// owner until now+lease, oldest due first. The claim is one write
+// transaction, so two schedulers never get the same monitor. A claimed
+// monitor's next scan is moved to the end of its lease: if the scanner dies,
+// the monitor becomes due again when the lease runs out.
+func (s *Store) ClaimDueMonitors(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]*Monitor, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	ts, until := FormatTime(now), FormatTime(now.Add(lease))
+	var out []*Monitor
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		rows, err := tx.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors
+			WHERE active = 1 AND deleted_at IS NULL AND next_scan_at <= ?
+			AND (lease_until IS NULL OR lease_until <= ?)
+			AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)
+			ORDER BY next_scan_at, id LIMIT ?`, ts, ts, limit)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			m, err := scanMonitor(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, m := range out {
+			if _, err := tx.ExecContext(ctx, `UPDATE monitors SET lease_owner = ?, lease_until = ?, next_scan_at = ? WHERE id = ?`,
+				owner, until, until, m.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claiming due monitors: %w", err)
+	}
+	return out, nil
+}
+
+// ErrLeaseLost is returned by FinishMonitorScan when owner no longer holds
+// the monitor's lease (it expired and another scheduler took it, or the
+// monitor was deleted).
+var ErrLeaseLost = errors.New("monitor lease lost")
+
+// FinishMonitorScan releases owner's lease, records the scan time and makes
+// the next scan due at next. A monitor nudged during the scan (NudgeMonitor,
+// re-activation) keeps its earlier due time, so the change is scanned next.
+func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, next time.Time) error {
+	t := now()
+	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
+		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until THEN ?1 ELSE MIN(next_scan_at, ?1) END,
+		last_scanned_at = ?2, lease_owner = NULL, lease_until = NULL
+		WHERE id = ?3 AND lease_owner = ?4`, FormatTime(next), t, monitorID, owner)
+	if err != nil {
+		return fmt.Errorf("finishing scan of monitor %s: %w", monitorID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// NudgeMonitor makes a live monitor's next scan due now (a changed monitor
+// is scanned at once rather than at its next interval).
+func (s *Store) NudgeMonitor(ctx context.Context, id string) error {
+	_, err := s.w.ExecContext(ctx, `UPDATE monitors SET next_scan_at = ? WHERE id = ? AND deleted_at IS NULL`, now(), id)
+	return err
+}
+
+// SourceRecord is what one source of one monitor remembers between scans.
+type SourceRecord struct {
+	MonitorID           string
+	Source              string
+	State               string // the collector's opaque incremental state
+	Status              string // pending, ok, not_configured, rate_limited, failing, stale
+	Detail              string
+	LastError           string
+	FailingSince        *time.Time
+	ConsecutiveFailures int
+	RateLimitedUntil    *time.Time
+	LastOKAt            *time.Time // start of the last successful fetch
+	LastPostAt          *time.Time // newest publication time the source returned
+	EmptyScans          int        // successful scans in a row without a newer post
+	Scans               int        // fetches attempted
+	PostGap             time.Duration
+}
+
+const sourceCols = `monitor_id, source, state, status, detail, last_error, failing_since, consecutive_failures, rate_limited_until,
+	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds`
+
+func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error) {
+	var r SourceRecord
+	var failing, limited, ok, post sql.NullString
+	var gap float64
+	if err := row.Scan(&r.MonitorID, &r.Source, &r.State, &r.Status, &r.Detail, &r.LastError, &failing, &r.ConsecutiveFailures, &limited,
+		&ok, &post, &r.EmptyScans, &r.Scans, &gap); err != nil {
+		return r, err
+	}
+	var err error
+	for _, f := range []struct {
+		src sql.NullString
+		dst **time.Time
+	}{{failing, &r.FailingSince}, {limited, &r.RateLimitedUntil}, {ok, &r.LastOKAt}, {post, &r.LastPostAt}} {
+		if !f.src.Valid {
+			continue
+		}
+		t, perr := ParseTime(f.src.String)
+		if perr != nil {
+			err = errors.Join(err, fmt.Errorf("monitor_sources %s/%s: %w", r.MonitorID, r.Source, perr))
+			continue
+		}
+		*f.dst = &t
+	}
+	r.PostGap = time.Duration(gap * float64(time.Second))
+	return r, err
+}
+
+// SourceState returns what the source of the monitor remembers; a source
+// never scanned has an empty record with status pending.
+func (s *Store) SourceState(ctx context.Context, monitorID, source string) (SourceRecord, error) {
+	r, err := scanSourceRecord(s.r.QueryRowContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ? AND source = ?`, monitorID, source))
+	if errors.Is(err, sql.ErrNoRows) {
+		return SourceRecord{MonitorID: monitorID, Source: source, Status: "pending"}, nil
+	}
+	return r, err
+}
+
+// SourceStates returns the records of every scanned source of a monitor.
+func (s *Store) SourceStates(ctx context.Context, monitorID string) (map[string]SourceRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ?`, monitorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]SourceRecord{}
+	for rows.Next() {
+		r, err := scanSourceRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[r.Source] = r
+	}
+	return out, rows.Err()
+}
+
+// ScanRecord is one fetch of one source for one monitor (the scans table).
+type ScanRecord struct {
+	ID           string
+	MonitorID    string
+	Source       string
+	StartedAt    time.Time
+	FinishedAt   time.Time
+	Fetched      int
+	Matched      int
+	New          int
+	Duplicates   int
+	DroppedQuota int
+	Error        string
+}
+
+// SaveSourceResult writes a source's record after a scan and, when scan is
+// not nil, the scan's row; ev (e.g. monitor.scan_failed), when not nil, is
+// recorded in the same transaction.
+func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *ScanRecord, ev *Event) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_sources(`+sourceCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(monitor_id, source) DO UPDATE SET state = excluded.state, status = excluded.status, detail = excluded.detail,
+			last_error = excluded.last_error, failing_since = excluded.failing_since, consecutive_failures = excluded.consecutive_failures,
+			rate_limited_until = excluded.rate_limited_until, last_ok_at = excluded.last_ok_at, last_post_at = excluded.last_post_at,
+			empty_scans = excluded.empty_scans, scans_total = excluded.scans_total, post_gap_seconds = excluded.post_gap_seconds`,
+			rec.MonitorID, rec.Source, rec.State, rec.Status, rec.Detail, rec.LastError, nullTime(rec.FailingSince), rec.ConsecutiveFailures,
+			nullTime(rec.RateLimitedUntil), nullTime(rec.LastOKAt), nullTime(rec.LastPostAt), rec.EmptyScans, rec.Scans, rec.PostGap.Seconds())
+		if err != nil {
+			return fmt.Errorf("saving source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
+		}
+		if scan != nil {
+			if scan.ID == "" {
+				scan.ID = uuid.NewString()
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scans(id, monitor_id, source, started_at, finished_at, fetched, matched, new, duplicates, dropped_quota, error)
+				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, scan.ID, scan.MonitorID, scan.Source, FormatTime(scan.StartedAt), nullTime(&scan.FinishedAt),
+				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error); err != nil {
+				return fmt.Errorf("recording scan: %w", err)
+			}
+		}
+		if ev != nil {
+			return insertEvent(ctx, tx, ev)
+		}
+		return nil
+	})
+}
+
+// RecentScans lists a monitor's latest scans, newest first.
+func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([]ScanRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error
+		FROM scans WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ScanRecord
+	for rows.Next() {
+		var r ScanRecord
+		var started, finished string
+		if err := rows.Scan(&r.ID, &r.MonitorID, &r.Source, &started, &finished, &r.Fetched, &r.Matched, &r.New, &r.Duplicates, &r.DroppedQuota, &r.Error); err != nil {
+			return nil, err
+		}
+		if r.StartedAt, err = ParseTime(started); err != nil {
+			return nil, err
+		}
+		if r.FinishedAt, err = ParseTime(finished); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// PruneScans deletes scan rows started before before; the scans table is a
+// recent history, not an archive.
+func (s *Store) PruneScans(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM scans WHERE started_at < ?`, FormatTime(before))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// QuotaLedger is the database-backed daily budget of metered platform APIs
+// (it satisfies collect.QuotaLedger): restarts and several processes share
+// one count.
+type QuotaLedger struct{ s *Store }
+
+// QuotaLedger returns the store's ledger.
+func (s *Store) QuotaLedger() *QuotaLedger { return &QuotaLedger{s: s} }
+
+// Spend adds units to (source, day) and reports true when the total stays
+// within limit; when it would not, nothing is recorded and it reports false.
+// One statement on the single writer, so concurrent spenders never overdraw.
+func (l *QuotaLedger) Spend(ctx context.Context, source, day string, units, limit int) (bool, error) {
+	if units > limit {
+		return false, nil
+	}
+	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) SELECT ?1, ?2, ?3 WHERE true
+		ON CONFLICT(source, day) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= ?4`,
+		source, day, units, limit)
+	if err != nil {
+		return false, fmt.Errorf("spending %s quota: %w", source, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// Spent returns the units recorded for source on day.
+func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error) {
+	var n int
+	err := l.s.r.QueryRowContext(ctx, `SELECT units FROM quota_ledger WHERE source = ? AND day = ?`, source, day).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}

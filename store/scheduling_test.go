@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+func schedFixture(t *testing.T) (*Store, *Project) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	u, err := st.CreateUser(ctx, "sched@example.com", "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.CreateProject(ctx, u.ID, "Sched", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, p
+}
+
+func schedMonitor(t *testing.T, st *Store, projectID, name string) *Monitor {
+	t.Helper()
+	m := &Monitor{ProjectID: projectID, Name: name, Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"hn"},
+		Active: true, ScanIntervalMinutes: 15, BackfillHours: 24, GroupName: "custom"}
+	if err := st.CreateMonitor(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestClaimDueMonitors(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	a := schedMonitor(t, st, p.ID, "a")
+	paused := schedMonitor(t, st, p.ID, "paused")
+	paused.Active = false
+	if err := st.SaveMonitor(ctx, paused, false); err != nil {
+		t.Fatal(err)
+	}
+	deleted := schedMonitor(t, st, p.ID, "deleted")
+	if err := st.DeleteMonitor(ctx, p.ID, deleted.ID); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().Add(time.Second)
+
+	got, err := st.ClaimDueMonitors(ctx, "one", now, time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != a.ID {
+		t.Fatalf("claimed %v, want only the active monitor", got)
+	}
+	// Leased: nobody else gets it, not even after it is nudged.
+	if err := st.NudgeMonitor(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "two", now.Add(time.Second), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("second owner claimed a leased monitor: %v", got)
+	}
+	if err := st.FinishMonitorScan(ctx, a.ID, "two", now.Add(time.Hour)); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("finish by a non-owner: %v", err)
+	}
+	// Nudged during the scan: still due right after the scan.
+	if err := st.FinishMonitorScan(ctx, a.ID, "one", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = st.ClaimDueMonitors(ctx, "two", now.Add(2*time.Second), time.Minute, 10)
+	if len(got) != 1 {
+		t.Fatalf("nudged monitor not due after its scan")
+	}
+	if err := st.FinishMonitorScan(ctx, a.ID, "two", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "one", now.Add(time.Minute), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("monitor due before its next scan time")
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "one", now.Add(time.Hour+time.Second), time.Minute, 10); len(got) != 1 {
+		t.Fatalf("monitor not due at its next scan time")
+	}
+	// The lease expires without a finish (a dead scheduler): due again.
+	if got, _ := st.ClaimDueMonitors(ctx, "two", now.Add(time.Hour+2*time.Minute), time.Minute, 10); len(got) != 1 {
+		t.Fatalf("expired lease not reclaimed")
+	}
+	// Archived projects are not scanned.
+	if err := st.ArchiveProject(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "one", now.Add(48*time.Hour), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("archived project's monitor claimed")
+	}
+}
+
+func TestClaimDueMonitorsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	for i := 0; i < 20; i++ {
+		schedMonitor(t, st, p.ID, "m")
+	}
+	now := time.Now().Add(time.Second)
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	for _, owner := range []string{"a", "b", "c", "d"} {
+		wg.Go(func() {
+			for range 10 {
+				got, err := st.ClaimDueMonitors(ctx, owner, now, time.Minute, 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, m := range got {
+					if prev, dup := seen[m.ID]; dup {
+						t.Errorf("monitor %s claimed by %s and %s", m.ID, prev, owner)
+					}
+					seen[m.ID] = owner
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 20 {
+		t.Errorf("%d monitors claimed, want 20", len(seen))
+	}
+}
+
+func TestSourceRecordRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	m := schedMonitor(t, st, p.ID, "m")
+	rec, err := st.SourceState(ctx, m.ID, "hn")
+	if err != nil || rec.Status != "pending" || rec.State != "" {
+		t.Fatalf("fresh source: %+v %v", rec, err)
+	}
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	rec = SourceRecord{MonitorID: m.ID, Source: "hn", State: "cursor-1", Status: "failing", LastError: "boom", FailingSince: &t0,
+		ConsecutiveFailures: 2, LastOKAt: &t0, LastPostAt: &t0, EmptyScans: 1, Scans: 7, PostGap: 90 * time.Minute}
+	scan := &ScanRecord{MonitorID: m.ID, Source: "hn", StartedAt: t0, FinishedAt: t0.Add(time.Second), Fetched: 5, Matched: 4, New: 3, Duplicates: 1, Error: "boom"}
+	ev, _ := NewEvent(p.ID, "monitor.scan_failed", map[string]any{"monitor_id": m.ID})
+	if err := st.SaveSourceResult(ctx, rec, scan, ev); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.SourceState(ctx, m.ID, "hn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != "cursor-1" || got.Status != "failing" || got.ConsecutiveFailures != 2 || !got.FailingSince.Equal(t0) ||
+		got.Scans != 7 || got.PostGap != 90*time.Minute || got.EmptyScans != 1 || got.RateLimitedUntil != nil {
+		t.Errorf("round trip: %+v", got)
+	}
+	scans, err := st.RecentScans(ctx, m.ID, 10)
+	if err != nil || len(scans) != 1 || scans[0].New != 3 || scans[0].Error != "boom" {
+		t.Errorf("scans: %+v %v", scans, err)
+	}
+	all, err := st.SourceStates(ctx, m.ID)
+	if err != nil || len(all) != 1 || all["hn"].State != "cursor-1" {
+		t.Errorf("SourceStates: %+v %v", all, err)
+	}
+	mon, err := st.Monitor(ctx, p.ID, m.ID)
+	if err != nil || len(mon.SourceStatus) != 1 || mon.SourceStatus[0].Status != "failing" || mon.SourceStatus[0].LastError != "boom" {
+		t.Errorf("monitor source status: %+v %v", mon.SourceStatus, err)
+	}
+	var n int
+	if err := st.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE type = 'monitor.scan_failed'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("events: %d %v", n, err)
+	}
+	if pruned, err := st.PruneScans(ctx, t0.Add(time.Hour)); err != nil || pruned != 1 {
+		t.Errorf("prune: %d %v", pruned, err)
+	}
+}
+
+func TestQuotaLedger(t *testing.T) {
+	ctx := context.Background()
+	st, _ := schedFixture(t)
+	l := st.QuotaLedger()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	granted := 0
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				ok, err := l.Spend(ctx, "youtube", "2026-05-01", 100, 5000)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					mu.Lock()
+					granted++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if granted != 50 {
+		t.Errorf("granted %d spends of 100 within 5000, want 50", granted)
+	}
+	if n, _ := l.Spent(ctx, "youtube", "2026-05-01"); n != 5000 {
+		t.Errorf("spent %d", n)
+	}
+	if ok, _ := l.Spend(ctx, "youtube", "2026-05-02", 6000, 5000); ok {
+		t.Error("a spend larger than the limit was granted")
+	}
+	if ok, _ := l.Spend(ctx, "youtube", "2026-05-02", 5000, 5000); !ok {
+		t.Error("a spend of exactly the limit was refused")
+	}
+}
