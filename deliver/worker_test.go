@@ -264,7 +264,9 @@ func TestWorkerDeliversSignedInOrder(t *testing.T) {
 	verifyNPM(t, []string{hook.Secret}, got)
 	verifyNPM(t, []string{other.Secret}, failures.got())
 
-	waitFor(t, 5*time.Second, "recorded", func() bool { return statuses(deliveries(t, st, hook.ID)) == "delivered,delivered,delivered,delivered,delivered" })
+	waitFor(t, 5*time.Second, "recorded", func() bool {
+		return statuses(deliveries(t, st, hook.ID)) == "delivered,delivered,delivered,delivered,delivered"
+	})
 	d := deliveries(t, st, hook.ID)[0]
 	if d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 200 || d.EventID != evs[0].ID || d.NextAttemptAt != nil {
 		t.Fatalf("delivery log %+v", d)
