@@ -1,0 +1,279 @@
+package deliver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"earshot/store"
+)
+
+func TestAlertFilters(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	m := &mentionRecord{ID: "m1", MonitorID: "mon-a", MonitorIDs: []string{"mon-a", "mon-b"}, Source: "reddit", AuthorHandle: "angry_dev",
+		Text: "Acme CHECKOUT is broken", PublishedAt: "2026-03-14T09:00:00.000Z", Category: "bug_report", Sentiment: "negative", Urgency: 80, Status: "new"}
+	n := func(v int) *int { return &v }
+	cases := []struct {
+		name string
+		f    alertFilters
+		want bool
+	}{
+		{"empty", alertFilters{}, true},
+		{"monitor primary", alertFilters{MonitorID: "mon-a"}, true},
+		{"monitor secondary", alertFilters{MonitorID: "mon-b"}, true},
+		{"monitor other", alertFilters{MonitorID: "mon-c"}, false},
+		{"source", alertFilters{Source: "reddit"}, true},
+		{"source other", alertFilters{Source: "x"}, false},
+		{"category", alertFilters{Category: "complaint"}, false},
+		{"sentiment", alertFilters{Sentiment: "negative"}, true},
+		{"status", alertFilters{Status: "done"}, false},
+		{"min urgency", alertFilters{MinUrgency: n(80)}, true},
+		{"min urgency above", alertFilters{MinUrgency: n(81)}, false},
+		{"max urgency below", alertFilters{MaxUrgency: n(79)}, false},
+		{"author", alertFilters{AuthorHandle: "@Angry_Dev"}, true},
+		{"author other", alertFilters{AuthorHandle: "someone"}, false},
+		{"search case-insensitive", alertFilters{Search: "checkout is"}, true},
+		{"search miss", alertFilters{Search: "refund"}, false},
+		{"today", alertFilters{DatePreset: "today"}, true},
+		{"last 24 hours", alertFilters{DatePreset: "last_24_hours"}, true},
+		{"since after", alertFilters{Since: "2026-03-14T10:00:00Z"}, false},
+		{"since overrides preset", alertFilters{DatePreset: "today", Since: "2026-03-01T00:00:00Z"}, true},
+		{"until before", alertFilters{Until: "2026-03-14T08:00:00Z"}, false},
+		{"all", alertFilters{Source: "reddit", Sentiment: "negative", MinUrgency: n(70), Search: "acme", DatePreset: "last_7_days"}, true},
+	}
+	for _, c := range cases {
+		if got := c.f.match(m, now); got != c.want {
+			t.Errorf("%s: got %v", c.name, got)
+		}
+	}
+	old := *m
+	old.PublishedAt = "2026-03-13T23:00:00Z"
+	if (&alertFilters{DatePreset: "today"}).match(&old, now) {
+		t.Error("yesterday's mention matched today")
+	}
+	irrelevant := *m
+	irrelevant.IsRelevant = new(bool)
+	if (&alertFilters{}).match(&irrelevant, now) {
+		t.Error("irrelevant mention matched")
+	}
+}
+
+func addAlert(t *testing.T, st *store.Store, a *store.Alert) *store.Alert {
+	t.Helper()
+	a.Active = true
+	if a.Digest == "" {
+		a.Digest = "instant"
+	}
+	if a.Filters == nil {
+		a.Filters = json.RawMessage(`{}`)
+	}
+	if err := st.CreateAlert(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func mention(id, source, sentiment, text string, urgency int) map[string]any {
+	return map[string]any{"id": id, "source": source, "sentiment": sentiment, "text": text, "urgency": urgency,
+		"author_handle": "user_" + id, "url": "https://example.com/" + id, "published_at": store.FormatTime(time.Now()),
+		"category": "complaint", "status": "new", "is_relevant": true, "monitor_id": "mon-1", "monitor_ids": []string{"mon-1"}}
+}
+
+func TestAlertChannels(t *testing.T) {
+	st, pid := testStore(t)
+	smtp := startSMTP(t, &testSMTP{}, nil)
+	slack := newReceiver(t, nil)
+	hook := newReceiver(t, nil)
+	secret := NewSecret()
+
+	emailAlert := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Urgent reddit", MinUrgency: 70, Channel: "email", Target: "team@example.com",
+		Filters: json.RawMessage(`{"source":"reddit"}`)})
+	addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Checkout", MinUrgency: 0, Channel: "slack", Target: slack.URL + "/services/T/B/X",
+		Filters: json.RawMessage(`{"search":"checkout"}`)})
+	hookAlert := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Negative", MinUrgency: 50, Channel: "webhook", Target: hook.URL, Secret: secret,
+		Filters: json.RawMessage(`{"sentiment":"negative","monitor_id":"mon-1"}`)})
+
+	// m1: reddit, urgent, negative, about checkout: all three.
+	// m2: x, urgent, negative: webhook only. m3: reddit, calm, about checkout: slack only.
+	mentionEvent(t, st, pid, mention("m1", "reddit", "negative", "The Checkout is broken", 90))
+	mentionEvent(t, st, pid, mention("m2", "x", "negative", "Support never answers", 75))
+	mentionEvent(t, st, pid, mention("m3", "reddit", "positive", "checkout was smooth", 10))
+	// Not a mention.created event: no alert.
+	recordEvent(t, st, pid, "mention.updated", map[string]any{"mention": mention("m1", "reddit", "negative", "checkout", 90)})
+
+	startWorker(t, st, WorkerConfig{SMTPURL: "smtp://" + smtp.addr + "?from=alerts@example.com", BaseURL: "https://earshot.example.com/"})
+
+	sess := smtp.session(t)
+	msg, body := decodeMessage(t, sess.data)
+	if len(sess.rcpts) != 1 || !strings.Contains(sess.rcpts[0], "team@example.com") {
+		t.Fatalf("rcpts %v", sess.rcpts)
+	}
+	if subj := msg.Header.Get("Subject"); !strings.Contains(subj, "Urgent reddit") || !strings.Contains(body, "user_m1") ||
+		!strings.Contains(body, "https://earshot.example.com/mentions/m1") || !strings.Contains(body, `project "Acme"`) {
+		t.Fatalf("email %q\n%s", subj, body)
+	}
+
+	waitFor(t, 5*time.Second, "slack and webhook", func() bool { return len(slack.got()) == 2 && len(hook.got()) == 2 })
+	for i, want := range []string{"user_m1", "user_m3"} {
+		var msg map[string]string
+		if err := json.Unmarshal(slack.got()[i].Body, &msg); err != nil || len(msg) != 1 || !strings.Contains(msg["text"], want) {
+			t.Fatalf("slack %d: %s", i, slack.got()[i].Body)
+		}
+	}
+	got := hook.got()
+	for i, want := range []string{"m1", "m2"} {
+		var body struct {
+			ID, Type  string
+			ProjectID string `json:"project_id"`
+			Data      struct {
+				Alert    struct{ ID, Name string }
+				Mentions []struct{ ID string }
+			}
+		}
+		if err := json.Unmarshal(got[i].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.ID != got[i].ID || body.Type != "alert.triggered" || body.ProjectID != pid || body.Data.Alert.ID != hookAlert.ID ||
+			len(body.Data.Mentions) != 1 || body.Data.Mentions[0].ID != want {
+			t.Fatalf("alert webhook %d: %s", i, got[i].Body)
+		}
+	}
+	verifyNPM(t, []string{secret}, got)
+
+	// Exactly one email: m2 is not reddit, m3 is below min_urgency.
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case s := <-smtp.sessions:
+		t.Fatalf("unexpected second email %s", s.data)
+	default:
+	}
+	ds, err := st.ListAlertDeliveries(context.Background(), emailAlert.ID, 10)
+	if err != nil || len(ds) != 1 || ds[0].Status != "delivered" || ds[0].Kind != "instant" {
+		t.Fatalf("email alert log %+v %v", ds, err)
+	}
+}
+
+func TestAlertEmailWithoutSMTPRetriesThenFails(t *testing.T) {
+	st, pid := testStore(t)
+	a := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Any", MinUrgency: 0, Channel: "email", Target: "team@example.com"})
+	mentionEvent(t, st, pid, mention("m1", "reddit", "negative", "x", 90))
+	startWorker(t, st, WorkerConfig{})
+	waitFor(t, 5*time.Second, "failed", func() bool {
+		ds, _ := st.ListAlertDeliveries(context.Background(), a.ID, 10)
+		return len(ds) == 1 && ds[0].Status == "failed"
+	})
+	ds, _ := st.ListAlertDeliveries(context.Background(), a.ID, 10)
+	if ds[0].Attempts != len(fastSchedule) || !strings.Contains(ds[0].LastError, "EARSHOT_SMTP_URL") {
+		t.Fatalf("%+v", ds[0])
+	}
+}
+
+// offsetClock is a clock the test moves forward while the worker reads it.
+type offsetClock struct{ offset atomic.Int64 }
+
+func (c *offsetClock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *offsetClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
+func withClock(c *offsetClock) func(w *Worker) { return func(w *Worker) { w.now = c.Now } }
+func digestItems(t *testing.T, st *store.Store) int {
+	t.Helper()
+	qs, err := st.DigestQueues(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, q := range qs {
+		n += q.Items
+	}
+	return n
+}
+
+func TestAlertHourlyDigestBatches(t *testing.T) {
+	st, pid := testStore(t)
+	slack := newReceiver(t, nil)
+	smtp := startSMTP(t, &testSMTP{}, nil)
+	a := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Hourly", MinUrgency: 0, Channel: "slack", Target: slack.URL, Digest: "hourly"})
+	addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Daily mail", MinUrgency: 0, Channel: "email", Target: "team@example.com", Digest: "daily"})
+	clock := &offsetClock{}
+	startWorker(t, st, WorkerConfig{SMTPURL: "smtp://" + smtp.addr + "?from=alerts@example.com"}, withClock(clock))
+	for i := range 3 {
+		mentionEvent(t, st, pid, mention(fmt.Sprintf("m%d", i), "reddit", "negative", "checkout", 80))
+	}
+	waitFor(t, 5*time.Second, "queued", func() bool { return digestItems(t, st) == 6 })
+	time.Sleep(100 * time.Millisecond)
+	if n := len(slack.got()); n != 0 {
+		t.Fatalf("%d slack messages before the hour ended", n)
+	}
+
+	clock.Advance(time.Hour)
+	waitFor(t, 5*time.Second, "hourly digest", func() bool { return len(slack.got()) == 1 })
+	var msg map[string]string
+	if err := json.Unmarshal(slack.got()[0].Body, &msg); err != nil || !strings.Contains(msg["text"], "3 new mentions for Hourly") {
+		t.Fatalf("digest %s", slack.got()[0].Body)
+	}
+	for i := range 3 {
+		if !strings.Contains(msg["text"], fmt.Sprintf("user_m%d", i)) {
+			t.Fatalf("digest lacks m%d: %s", i, msg["text"])
+		}
+	}
+	if got, _ := st.Alert(context.Background(), pid, a.ID); got.LastDigestAt == nil {
+		t.Fatal("last_digest_at not set")
+	}
+	// The daily digest waits for the end of the UTC day (unless this test
+	// runs in the last hour of one).
+	if digestCutoff("daily", time.Now()).After(clock.Now().Add(time.Minute)) {
+		if n := digestItems(t, st); n != 3 {
+			t.Fatalf("%d items left, want the daily alert's 3", n)
+		}
+	}
+	clock.Advance(24 * time.Hour)
+	sess := smtp.session(t)
+	if _, body := decodeMessage(t, sess.data); !strings.Contains(body, "3 new mentions matched") {
+		t.Fatalf("daily digest:\n%s", body)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(slack.got()); n != 1 {
+		t.Fatalf("%d slack messages, want one digest", n)
+	}
+}
+
+func TestDeleteAlertStopsNotifications(t *testing.T) {
+	st, pid := testStore(t)
+	rc := newReceiver(t, func(n int, r received, w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
+	retrying := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Retrying", MinUrgency: 0, Channel: "slack", Target: rc.URL + "/retrying"})
+	queued := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Queued", MinUrgency: 0, Channel: "slack", Target: rc.URL + "/queued"})
+
+	// Notifications are stored while no worker runs; deleting the alert
+	// drops them before anything is sent.
+	w := NewWorker(st, WorkerConfig{AllowPrivate: true, Schedule: fastSchedule}, nil, nil)
+	mentionEvent(t, st, pid, mention("m1", "reddit", "negative", "x", 90))
+	if err := w.dispatch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := st.ListAlertDeliveries(context.Background(), queued.ID, 10); len(ds) != 1 || ds[0].Status != "pending" {
+		t.Fatalf("not stored before sending: %+v", ds)
+	}
+	if err := st.DeleteAlert(context.Background(), pid, queued.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// A notification being retried stops at the next attempt.
+	startWorker(t, st, WorkerConfig{Schedule: Schedule{0, 300 * time.Millisecond, 300 * time.Millisecond}})
+	waitFor(t, 5*time.Second, "first attempt", func() bool { return len(rc.got()) == 1 })
+	if err := st.DeleteAlert(context.Background(), pid, retrying.ID); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond)
+	for _, r := range rc.got() {
+		if r.Path != "/retrying" {
+			t.Fatalf("deleted alert notified %s", r.Path)
+		}
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Fatalf("%d attempts after delete_alert", n)
+	}
+}
