@@ -1,0 +1,167 @@
+package collect
+
+import (
+	"fmt"
+	"time"
+
+	"earshot/store"
+)
+
+// Source health: after every scan of a source, its record moves to one of
+// ok, not_configured, rate_limited, failing or stale (CONTRACT: list_monitors
+// shows it). The rules live here, apart from the scheduler's plumbing, so
+// they can be read and tested as one function.
+
+// HealthConfig holds the thresholds of the health rules; zero values take
+// the defaults.
+type HealthConfig struct {
+	// FailureThreshold is how many failed scans in a row emit
+	// monitor.scan_failed (once per failing streak). Default 3.
+	FailureThreshold int
+	// StaleFactor, StaleMin and StaleAfterScans: a source is stale when it
+	// has brought no newer post for StaleFactor times its usual gap between
+	// posts, and at least StaleMin, after at least StaleAfterScans scans.
+	// Defaults 10, 72h, 5.
+	StaleFactor     float64
+	StaleMin        time.Duration
+	StaleAfterScans int
+}
+
+func (h HealthConfig) withDefaults() HealthConfig {
+	if h.FailureThreshold <= 0 {
+		h.FailureThreshold = 3
+	}
+	if h.StaleFactor <= 0 {
+		h.StaleFactor = 10
+	}
+	if h.StaleMin <= 0 {
+		h.StaleMin = 72 * time.Hour
+	}
+	if h.StaleAfterScans <= 0 {
+		h.StaleAfterScans = 5
+	}
+	return h
+}
+
+// scanOutcome is what happened when one source of one monitor was scanned.
+type scanOutcome struct {
+	started       time.Time
+	window        time.Duration // how far back the fetch looked (now - Query.Since)
+	notConfigured string        // the missing setting or input; the fetch did not run
+	rateLimited   time.Time     // the platform said to come back then
+	err           error         // the fetch (or storing what it returned) failed
+	state         string        // Batch.State of a successful fetch
+	posts         []Post        // everything the fetch returned, even with an error
+}
+
+// postGapWeight is the weight of the newest sample in the moving average of
+// the gap between posts.
+const postGapWeight = 0.3
+
+// nextHealth returns the source's record after a scan, and whether this
+// scan makes the failing streak reach the threshold (emit
+// monitor.scan_failed: exactly once per streak).
+func nextHealth(prev store.SourceRecord, o scanOutcome, h HealthConfig) (rec store.SourceRecord, failedNow bool) {
+	h = h.withDefaults()
+	rec = prev
+	if rec.Status == "" {
+		rec.Status = "pending"
+	}
+	switch {
+	case o.notConfigured != "":
+		rec.Status, rec.Detail = "not_configured", o.notConfigured
+		rec.LastError, rec.FailingSince, rec.ConsecutiveFailures, rec.RateLimitedUntil = "", nil, 0, nil
+		return rec, false
+	case !o.rateLimited.IsZero():
+		until := o.rateLimited.UTC()
+		rec.Status, rec.RateLimitedUntil = "rate_limited", &until
+		rec.Detail = "rate limited by the platform until " + until.Format(time.RFC3339)
+		rec.Scans++
+		observePosts(&rec, o)
+		return rec, false
+	}
+	rec.Scans++
+	rec.RateLimitedUntil = nil
+	observePosts(&rec, o)
+	if o.err != nil {
+		rec.ConsecutiveFailures++
+		if rec.FailingSince == nil {
+			t := o.started.UTC()
+			rec.FailingSince = &t
+		}
+		rec.Status, rec.LastError = "failing", o.err.Error()
+		rec.Detail = fmt.Sprintf("%d failed scans in a row since %s", rec.ConsecutiveFailures, rec.FailingSince.Format(time.RFC3339))
+		return rec, rec.ConsecutiveFailures == h.FailureThreshold
+	}
+	t := o.started.UTC()
+	rec.LastOKAt = &t
+	rec.ConsecutiveFailures, rec.FailingSince, rec.LastError = 0, nil, ""
+	if o.state != "" {
+		rec.State = o.state
+	}
+	rec.Status, rec.Detail = "ok", ""
+	if rec.Scans >= h.StaleAfterScans && rec.EmptyScans > 0 && rec.LastPostAt != nil {
+		limit := max(h.StaleMin, time.Duration(h.StaleFactor*float64(rec.PostGap)))
+		if quiet := o.started.Sub(*rec.LastPostAt); quiet > limit {
+			rec.Status = "stale"
+			rec.Detail = fmt.Sprintf("no new post since %s (%s); usually one every %s", rec.LastPostAt.Format(time.RFC3339),
+				roundDuration(quiet), roundDuration(rec.PostGap))
+		}
+	}
+	return rec, false
+}
+
+// observePosts updates the newest post time, the usual gap between posts
+// and the count of scans without a newer post.
+func observePosts(rec *store.SourceRecord, o scanOutcome) {
+	var newest, oldest time.Time
+	n := 0 // posts newer than the previous newest
+	for _, p := range o.posts {
+		if rec.LastPostAt != nil && !p.PublishedAt.After(*rec.LastPostAt) {
+			continue
+		}
+		n++
+		if p.PublishedAt.After(newest) {
+			newest = p.PublishedAt
+		}
+		if oldest.IsZero() || p.PublishedAt.Before(oldest) {
+			oldest = p.PublishedAt
+		}
+	}
+	if n == 0 {
+		if o.err == nil && o.rateLimited.IsZero() {
+			rec.EmptyScans++
+		}
+		return
+	}
+	var sample time.Duration
+	switch {
+	case rec.LastPostAt != nil:
+		sample = newest.Sub(*rec.LastPostAt) / time.Duration(n)
+	case n >= 2:
+		sample = newest.Sub(oldest) / time.Duration(n-1)
+	default:
+		sample = o.window
+	}
+	if sample > 0 {
+		if rec.PostGap <= 0 {
+			rec.PostGap = sample
+		} else {
+			rec.PostGap = time.Duration((1-postGapWeight)*float64(rec.PostGap) + postGapWeight*float64(sample))
+		}
+	}
+	newest = newest.UTC()
+	rec.LastPostAt = &newest
+	rec.EmptyScans = 0
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%.0f days", d.Hours()/24)
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("%.0f hours", d.Hours())
+	default:
+		return d.Round(time.Minute).String()
+	}
+}
