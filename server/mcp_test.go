@@ -409,6 +409,24 @@ func TestMCPAnswersWhatRESTAnswers(t *testing.T) {
 	if a := callTool(t, httpc, "create_monitor", map[string]any{"name": "x", "keywords": []string{"a"}, "owner": "me"}); a.errCode() != "VALIDATION_ERROR" {
 		t.Errorf("unknown argument: %v", a.env)
 	}
+	// A CSV export answers the same text inside data.
+	for _, c := range e.svc.Capabilities() {
+		if !c.CSV || hasRequired(c) {
+			continue
+		}
+		req, _ := http.NewRequest("GET", e.http.URL+c.Path, nil)
+		req.Header.Set("Authorization", "Bearer "+e.key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restCSV, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got := callTool(t, httpc, c.Name, nil)
+		if res.StatusCode != 200 || got.isError || got.data()["csv"] != string(restCSV) || got.data()["truncated"] != false {
+			t.Errorf("%s: REST %d %q, MCP %v", c.Name, res.StatusCode, restCSV, got.env)
+		}
+	}
 	_ = ctx
 }
 
