@@ -4,13 +4,14 @@ import (
 	"context"
 	"strings"
 
+	"earshot/classify/internal/catmodel"
 	"earshot/classify/internal/nb"
 )
 
 // Builtin is the offline, deterministic classifier. It holds no mutable
 // state and is safe for concurrent use.
 type Builtin struct {
-	model *nb.Model
+	model *catmodel.Model
 }
 
 // NewBuiltin returns the built-in classifier with the embedded category model.
@@ -57,7 +58,7 @@ func (b *Builtin) classify(in Input) Result {
 	a := analyze(text)
 	rel := judgeRelevance(a, in)
 
-	cat := categorize(b.model, a.low, a.words, a.sent.Compound, func(cue string) bool {
+	cat := categorize(b.model, a.text, a.low, a.sent.Compound, func(cue string) bool {
 		return brandNear(a.low, cue, in)
 	})
 	category := cat.Category

@@ -6,20 +6,22 @@ import (
 	"math"
 	"strings"
 
-	"earshot/classify/internal/nb"
+	"earshot/classify/internal/catmodel"
 )
 
-// The category is chosen by cue rules that carry what the labelled data
-// cannot (complaints, misinformation and testimonials are not labelled in
-// Mini-BAR) combined with a naive-Bayes model trained on Mini-BAR for
-// bug_report / product_idea / other. The rules add to the model's log
-// probabilities, so a strong cue wins over a weak model and vice versa.
+// bug_report and product_idea come from a learned multi-label model
+// (internal/catmodel: one logistic regression per label over words,
+// bigrams, negation-scoped words and cue phrases, with thresholds chosen by
+// cross-validation), trained on Mini-BAR. Cue rules carry what the labelled
+// data cannot: complaints, misinformation and testimonials are not labelled
+// in Mini-BAR. The cue lists for bug reports and ideas below only explain a
+// decision; they do not change it.
 
 //go:embed category_model.json
 var categoryModelJSON []byte
 
-var categoryModel = func() *nb.Model {
-	var m nb.Model
+var categoryModel = func() *catmodel.Model {
+	var m catmodel.Model
 	if err := json.Unmarshal(categoryModelJSON, &m); err != nil {
 		panic("classify: embedded category model: " + err.Error())
 	}
@@ -131,65 +133,53 @@ func hasErrorCode(low string) bool {
 	return false
 }
 
-// Weights of the rule cues against the model's log probabilities, tuned on
-// the cross-app Mini-BAR evaluation (category_eval_test.go).
-const (
-	tuneBug      = 0.9
-	tuneIdea     = 1.6
-	tuneIdeaBias = 0.5
-)
-
 // categoryDecision is the category and why it was chosen.
 type categoryDecision struct {
 	Category string
 	Cue      string // strongest rule cue, if any
-	Scores   map[string]float64
+	// Bug and Idea are the multi-label view: a post can be both a bug
+	// report and a product idea; Category picks one of them for display.
+	Bug, Idea bool
+	Scores    map[string]float64
 }
 
-// categorize picks a category. low is the lower-cased text, words its
-// naive-Bayes words, compound its sentiment, brandNear reports whether the
-// brand is named close to a misinformation cue.
-func categorize(m *nb.Model, low string, words []string, compound float64, brandNear func(string) bool) categoryDecision {
-	var post [3]float64
-	p := m.Posterior(nb.Features(words), post[:0])
-	prob := map[string]float64{}
-	for i, c := range m.Classes {
-		prob[c] = p[i]
-	}
-	lg := func(x float64) float64 { return math.Log(x + 1e-9) }
+// logit is log(p/(1-p)), clamped away from 0 and 1.
+func logit(p float64) float64 {
+	p = math.Min(math.Max(p, 1e-6), 1-1e-6)
+	return math.Log(p / (1 - p))
+}
 
-	rb, cb := cueScore(low, bugCues)
-	if hasErrorCode(low) {
-		rb += 1.5
-		if cb == "" {
-			cb = "error code"
-		}
-	}
-	ri, ci := cueScore(low, ideaCues)
+// categorize picks a category. text is the post, low its lower-case form,
+// compound its sentiment, brandNear reports whether the brand is named
+// close to a misinformation cue.
+func categorize(m *catmodel.Model, text, low string, compound float64, brandNear func(string) bool) categoryDecision {
+	var buf [2]float64
+	p := m.Probs(catmodel.Features(text), buf[:0])
+	// Margins over each label's threshold, in log-odds: > 0 means the label
+	// applies.
+	mb := logit(p[0]) - logit(m.Threshold[0])
+	mi := logit(p[1]) - logit(m.Threshold[1])
+	d := categoryDecision{Bug: mb >= 0, Idea: mi >= 0}
+
 	rc, cc := cueScore(low, complaintCues)
 	rm, cm := cueScore(low, misinfoCues)
 	if rm > 0 && !brandNear(cm) {
 		rm = 0
 	}
-	rt, ct := cueScore(low, praiseCues)
-
-	scores := map[string]float64{
-		"bug_report":   lg(prob["bug_report"]) + tuneBug*rb,
-		"product_idea": lg(prob["product_idea"]) + tuneIdea*ri + tuneIdeaBias,
-		"other":        lg(prob["other"]),
-	}
-	cues := map[string]string{"bug_report": cb, "product_idea": ci}
+	scores := map[string]float64{"bug_report": mb, "product_idea": mi, "other": 0}
+	cues := map[string]string{}
 	if rc > 0 && compound < 0.3 {
-		scores["complaint"] = lg(prob["other"]+prob["bug_report"]) + 1.2*rc - 1.5
+		scores["complaint"] = 1.2*rc - 1.5 + 0.3*math.Min(mb, 0)
 		cues["complaint"] = cc
 	}
 	if rm > 0 {
-		scores["misinformation"] = lg(prob["other"]+prob["bug_report"]) + 1.5*rm - 1.5
+		scores["misinformation"] = 1.5*rm - 1.5
 		cues["misinformation"] = cm
 	}
-	if compound >= 0.5 && rb == 0 && ri < 1 {
+	if compound >= 0.5 && !d.Bug && !d.Idea {
 		// Praise with a recommendation, or strong praise alone.
-		scores["testimonial"] = lg(prob["other"]) + 1.0*rt + 2*(compound-0.5) - 0.3
+		rt, ct := cueScore(low, praiseCues)
+		scores["testimonial"] = rt + 2*(compound-0.5) - 0.3
 		cues["testimonial"] = ct
 	}
 	best, bestS := "other", math.Inf(-1)
@@ -198,5 +188,15 @@ func categorize(m *nb.Model, low string, words []string, compound float64, brand
 			best, bestS = c, s
 		}
 	}
-	return categoryDecision{Category: best, Cue: cues[best], Scores: scores}
+	switch best {
+	case "bug_report":
+		_, cues[best] = cueScore(low, bugCues)
+		if cues[best] == "" && hasErrorCode(low) {
+			cues[best] = "error code"
+		}
+	case "product_idea":
+		_, cues[best] = cueScore(low, ideaCues)
+	}
+	d.Category, d.Cue, d.Scores = best, cues[best], scores
+	return d
 }
