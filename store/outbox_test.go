@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func outboxFixture(t *testing.T) (*Store, string, *Webhook) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	u, err := s.CreateUser(ctx, "o@example.com", "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.CreateProject(ctx, u.ID, "Acme", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Webhook{ProjectID: p.ID, URL: "https://example.com/hook", Events: []string{"mention.created"}, Active: true, Secret: "whsec_AAAA"}
+	if err := s.CreateWebhook(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	return s, p.ID, w
+}
+
+// dispatchAll fans every pending event out to the webhook.
+func dispatchAll(t *testing.T, s *Store, hookID string) int {
+	t.Helper()
+	evs, err := s.UndispatchedEvents(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []Fanout
+	for _, e := range evs {
+		fs = append(fs, Fanout{Event: e, WebhookIDs: []string{hookID}})
+	}
+	n, err := s.Dispatch(context.Background(), fs, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestDispatchOnce(t *testing.T) {
+	ctx := context.Background()
+	s, pid, w := outboxFixture(t)
+	for range 3 {
+		ev, _ := NewEvent(pid, "mention.created", map[string]any{"mention": map[string]any{"id": "m"}})
+		if err := s.RecordEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _ := s.UndispatchedEvents(ctx, 100)
+	if n := dispatchAll(t, s, w.ID); n != 3 {
+		t.Fatalf("dispatched %d", n)
+	}
+	// Another instance holding the same stale read creates nothing.
+	var fs []Fanout
+	for _, e := range evs {
+		fs = append(fs, Fanout{Event: e, WebhookIDs: []string{w.ID}})
+	}
+	if n, err := s.Dispatch(ctx, fs, time.Now()); err != nil || n != 0 {
+		t.Fatalf("second dispatch %d %v", n, err)
+	}
+	ds, _ := s.ListDeliveries(ctx, w.ID, "", 0, 10)
+	if len(ds) != 3 || ds[2].EventID != evs[0].ID || ds[0].Payload != evs[2].Payload {
+		t.Fatalf("deliveries %+v", ds)
+	}
+}
+
+func TestClaimRunHeadOfLine(t *testing.T) {
+	ctx := context.Background()
+	s, pid, w := outboxFixture(t)
+	for range 3 {
+		ev, _ := NewEvent(pid, "mention.created", json.RawMessage(`{}`))
+		_ = s.RecordEvent(ctx, ev)
+	}
+	dispatchAll(t, s, w.ID)
+	now := time.Now()
+	jobs, err := s.ClaimRun(ctx, WebhookOutbox, w.ID, "a", now, now.Add(time.Minute), 2)
+	if err != nil || len(jobs) != 2 || jobs[0].Seq > jobs[1].Seq {
+		t.Fatalf("claim %v %+v", err, jobs)
+	}
+	// The head is leased by a: b gets nothing, not the third delivery.
+	if more, _ := s.ClaimRun(ctx, WebhookOutbox, w.ID, "b", now, now.Add(time.Minute), 10); len(more) != 0 {
+		t.Fatalf("b claimed %d behind a leased head", len(more))
+	}
+	// A retry of the head blocks the rest until it is due.
+	next := now.Add(time.Hour)
+	if err := s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "pending", StatusCode: 500, Error: "500", NextAttemptAt: next, At: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReleaseLeases(ctx, WebhookOutbox, "a", []int64{jobs[1].Seq}); err != nil {
+		t.Fatal(err)
+	}
+	if more, _ := s.ClaimRun(ctx, WebhookOutbox, w.ID, "b", now, now.Add(time.Minute), 10); len(more) != 0 {
+		t.Fatalf("claimed %d behind a head that is not due", len(more))
+	}
+	heads, _ := s.Heads(ctx, WebhookOutbox)
+	if len(heads) != 1 || heads[0].NextAttemptAt != FormatTime(next) {
+		t.Fatalf("heads %+v", heads)
+	}
+	// A failure on a lost lease is not recorded; a success always is.
+	jobs, _ = s.ClaimRun(ctx, WebhookOutbox, w.ID, "b", next, next.Add(time.Minute), 1)
+	if len(jobs) != 1 || jobs[0].Attempts != 1 {
+		t.Fatalf("claim at next %+v", jobs)
+	}
+	_ = s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "failed", At: next}})
+	ds, _ := s.ListDeliveries(ctx, w.ID, "pending", 0, 10)
+	if len(ds) != 3 {
+		t.Fatalf("stale failure recorded: %d pending", len(ds))
+	}
+	_ = s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "delivered", StatusCode: 204, At: next}})
+	ds, _ = s.ListDeliveries(ctx, w.ID, "delivered", 0, 10)
+	if len(ds) != 1 || ds[0].Attempts != 2 || *ds[0].LastStatusCode != 204 {
+		t.Fatalf("delivered %+v", ds)
+	}
+}
+
+func TestFlushDigestAndCascade(t *testing.T) {
+	ctx := context.Background()
+	s, pid, _ := outboxFixture(t)
+	a := &Alert{ProjectID: pid, Name: "d", Active: true, Channel: "slack", Target: "https://hooks.slack.com/x", Filters: json.RawMessage(`{}`), Digest: "hourly"}
+	if err := s.CreateAlert(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	var fs []Fanout
+	for _, id := range []string{"m1", "m2"} {
+		ev, _ := NewEvent(pid, "mention.created", map[string]any{"mention": map[string]any{"id": id}})
+		_ = s.RecordEvent(ctx, ev)
+	}
+	evs, _ := s.UndispatchedEvents(ctx, 10)
+	for _, e := range evs {
+		fs = append(fs, Fanout{Event: e, Alerts: []AlertNotice{{AlertID: a.ID, Digest: true, Mention: json.RawMessage(`{"id":"x"}`)}}})
+	}
+	if _, err := s.Dispatch(ctx, fs, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := s.DigestQueues(ctx)
+	if len(qs) != 1 || qs[0].Items != 2 || qs[0].Digest != "hourly" {
+		t.Fatalf("queues %+v", qs)
+	}
+	if ok, err := s.FlushDigest(ctx, a.ID, time.Now().Add(time.Minute), time.Now()); !ok || err != nil {
+		t.Fatalf("flush %v %v", ok, err)
+	}
+	jobs, _ := s.ClaimRun(ctx, AlertOutbox, a.ID, "me", time.Now(), time.Now().Add(time.Minute), 10)
+	if len(jobs) != 1 || jobs[0].Payload != `[{"id":"x"},{"id":"x"}]` || jobs[0].EventType != "digest" {
+		t.Fatalf("digest job %+v", jobs)
+	}
+	if qs, _ := s.DigestQueues(ctx); len(qs) != 0 {
+		t.Fatalf("items left %+v", qs)
+	}
+	if err := s.DeleteAlert(ctx, pid, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := s.ListAlertDeliveries(ctx, a.ID, 10); len(ds) != 0 {
+		t.Fatalf("notifications outlived their alert: %+v", ds)
+	}
+}
