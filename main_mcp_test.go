@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as the earshot binary (the go-sdk's own re-exec
+// trick): with EARSHOT_TEST_AS_CLI=1 it runs the CLI on its arguments, so
+// `earshot mcp` is tested as a real child process speaking stdio.
+func init() {
+	if os.Getenv("EARSHOT_TEST_AS_CLI") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	}
+}
+
+func cliRun(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := func(k string) string { return "" }
+	if code := run(context.Background(), args, strings.NewReader(""), &out, &errb, env); code != 0 {
+		t.Fatalf("earshot %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String()
+}
+
+func TestMCPCommandOverStdio(t *testing.T) {
+	data := t.TempDir()
+	cliRun(t, "user", "create", "--data", data, "--email", "cli@example.com", "--password", "cli-password-1")
+	var proj struct{ ID string }
+	if err := json.Unmarshal([]byte(cliRun(t, "project", "create", "--data", data, "--owner", "cli@example.com", "--name", "CLI Brand")), &proj); err != nil || proj.ID == "" {
+		t.Fatalf("project create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(cliRun(t, "key", "create", "--data", data, "--project", proj.ID)), "\n")
+	key := strings.TrimSpace(lines[len(lines)-1])
+	if !strings.HasPrefix(key, "esk_") {
+		t.Fatalf("key create printed %q", key)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Env = append(os.Environ(), "EARSHOT_TEST_AS_CLI=1", "EARSHOT_API_KEY="+key)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	tools := 0
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == "" {
+			t.Errorf("tool without a name")
+		}
+		tools++
+	}
+	if tools < 10 {
+		t.Errorf("%d tools", tools)
+	}
+	created, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_monitor", Arguments: map[string]any{"name": "Stdio", "keywords": []string{"earshot"}, "idempotency_key": "stdio-test-0001"}})
+	if err != nil || created.IsError {
+		t.Fatalf("create_monitor: %v %v", err, created)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_monitors", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_monitors: %v %v", err, res)
+	}
+	var env struct {
+		Data struct {
+			Monitors []struct{ Name string }
+		}
+		Meta struct{ Capability string }
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &env)
+	if len(env.Data.Monitors) != 1 || env.Data.Monitors[0].Name != "Stdio" || env.Meta.Capability != "list_monitors" {
+		t.Errorf("list_monitors: %s", b)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if strings.Contains(stderr.String(), "panic") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+
+	// A bad key fails before the protocol starts, with a message on stderr.
+	var out, errb bytes.Buffer
+	bad := exec.Command(os.Args[0], "mcp", "--data", data, "--key", "esk_doesnotexist")
+	bad.Env = append(os.Environ(), "EARSHOT_TEST_AS_CLI=1")
+	bad.Stdout, bad.Stderr = &out, &errb
+	if err := bad.Run(); err == nil || out.Len() != 0 || !strings.Contains(errb.String(), "key") {
+		t.Errorf("bad key: err %v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+}
