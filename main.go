@@ -54,6 +54,7 @@ Usage:
   earshot key revoke --key-id ID
   earshot backup --to FILE
   earshot classify [--classifier builtin|ollama]
+  earshot bench [--mentions N] [--other N]   (performance report of the inbox)
   earshot version
 
 Every command takes --data DIR (env EARSHOT_DATA, default ./earshot-data).
@@ -99,6 +100,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdKeyRevoke(ctx, rest, stdout, stderr, getenv)
 	case "backup":
 		err = cmdBackup(ctx, rest, stdout, stderr, getenv)
+	case "bench":
+		err = cmdBench(ctx, rest, stdout, stderr, getenv)
 	default:
 		fmt.Fprintf(stderr, "earshot: unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
 		return 2

@@ -370,6 +370,7 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 		}
 		defer link.Close()
 		var cost float64
+		var rowids []int64
 		seen := map[string]int{} // duplicates inside the batch
 		for _, nm := range batch {
 			key := nm.Source + "\x00" + nm.ExternalID
@@ -402,7 +403,9 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 				res.Dropped++
 				continue
 			}
-			m := &Mention{ID: uuid.NewString(), ProjectID: projectID, MonitorIDs: mergeIDs(nil, nm.MonitorIDs), Source: nm.Source, ExternalID: nm.ExternalID,
+			// UUIDv7: time-ordered ids append to the primary-key index instead
+			// of landing on random pages of it.
+			m := &Mention{ID: uuid.Must(uuid.NewV7()).String(), ProjectID: projectID, MonitorIDs: mergeIDs(nil, nm.MonitorIDs), Source: nm.Source, ExternalID: nm.ExternalID,
 				URL: nm.URL, AuthorHandle: nm.AuthorHandle, Text: nm.Text, PublishedAt: FormatTime(nm.PublishedAt), CollectedAt: ts,
 				Engagement: nm.Engagement, IsRelevant: nm.IsRelevant, Category: nm.Category, Sentiment: nm.Sentiment, Urgency: nm.Urgency,
 				AISummary: nm.AISummary, Status: "new", Classifier: nm.Classifier, UpdatedAt: ts}
@@ -412,11 +415,17 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 			if len(m.MonitorIDs) > 0 {
 				m.MonitorID = &m.MonitorIDs[0]
 			}
-			if _, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
+			r, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
 				m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
-				m.Classifier, nm.CostUSD, m.UpdatedAt); err != nil {
+				m.Classifier, nm.CostUSD, m.UpdatedAt)
+			if err != nil {
 				return err
 			}
+			rowid, err := r.LastInsertId()
+			if err != nil {
+				return err
+			}
+			rowids = append(rowids, rowid)
 			for _, mid := range m.MonitorIDs {
 				if _, err := link.ExecContext(ctx, m.ID, mid, projectID, m.PublishedAt); err != nil {
 					return err
@@ -435,6 +444,13 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 				if err := insertEvent(ctx, tx, ev); err != nil {
 					return err
 				}
+			}
+		}
+		if len(rowids) > 0 {
+			// One statement indexes the whole batch (see migration 004).
+			if _, err := tx.ExecContext(ctx, `INSERT INTO mentions_fts(rowid, text) SELECT rowid, text FROM mentions
+				WHERE rowid IN (SELECT value FROM json_each(?))`, toJSON(rowids)); err != nil {
+				return err
 			}
 		}
 		if err := addUsage(ctx, tx, projectID, period, res.New, res.Dropped, cost); err != nil {

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"earshot/capability"
+	"earshot/internal/benchgen"
+	"earshot/metrics"
+	"earshot/server"
+	"earshot/store"
+)
+
+// cmdBench generates a large history and measures the inbox over HTTP on
+// loopback: list pages for 20 filter shapes, search, a cursor walk, status
+// updates and a CSV export. It prints a report; it asserts nothing.
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := flag.NewFlagSet("earshot bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DataDir, "data", "", "data directory for the generated database (default: a temp dir)")
+	main := fs.Int("mentions", 1000000, "mentions in the measured project")
+	other := fs.Int("other", 1000000, "mentions spread over 50 other projects")
+	reqs := fs.Int("requests", 200, "requests per measured shape")
+	exportRows := fs.Int("export", 100000, "rows to export")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if cfg.DataDir == "" {
+		d, err := os.MkdirTemp("", "earshot-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cfg.DataDir = d
+	}
+	cfg.Getenv = getenv
+	cfg.LogLevel = "error"
+	cfg.BaseURL = "http://127.0.0.1"
+	svc, closeFn, err := openService(ctx, &cfg, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	st := svc.Store
+	out := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+
+	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "benchmark-pw", "")
+	if err != nil {
+		return err
+	}
+	proj, err := st.CreateProject(ctx, owner.ID, "Bench", nil)
+	if err != nil {
+		return err
+	}
+	if err := st.SetPlan(ctx, proj.ID, "unlimited"); err != nil {
+		return err
+	}
+	key, err := svc.IssueKey(ctx, proj.ID, owner.ID, "bench", nil)
+	if err != nil {
+		return err
+	}
+	mon := &store.Monitor{ProjectID: proj.ID, Name: "Acme", Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, GroupName: "my_brand",
+		ScanIntervalMinutes: 15, BackfillHours: 24}
+	if err := st.CreateMonitor(ctx, mon); err != nil {
+		return err
+	}
+	var others []*store.Project
+	for i := range 50 {
+		p, err := st.CreateProject(ctx, owner.ID, fmt.Sprintf("Other %d", i), nil)
+		if err != nil {
+			return err
+		}
+		others = append(others, p)
+	}
+
+	// 1. bulk insert through the real ingest path
+	r := rand.New(rand.NewPCG(42, 7))
+	end := time.Now().UTC()
+	const batchSize = 5000
+	insert := func(p *store.Project, n int, monitorIDs []string, offset int) (time.Duration, error) {
+		start := time.Now()
+		batch := make([]store.NewMention, 0, batchSize)
+		for i := 0; i < n; i++ {
+			m := benchgen.Mention(r, offset+i, end, 180*24*time.Hour)
+			m.MonitorIDs = monitorIDs
+			batch = append(batch, m)
+			if len(batch) == batchSize || i == n-1 {
+				if _, err := st.IngestMentions(ctx, p.ID, 0, batch); err != nil {
+					return 0, err
+				}
+				batch = batch[:0]
+			}
+		}
+		return time.Since(start), nil
+	}
+	d, err := insert(proj, *main, []string{mon.ID}, 0)
+	if err != nil {
+		return err
+	}
+	out("insert: %d mentions into one project in %s = %.0f mentions/s (batches of %d, FTS and outbox events included)", *main, d.Round(time.Millisecond), float64(*main)/d.Seconds(), batchSize)
+	per := *other / 50
+	d2 := time.Duration(0)
+	for i, p := range others {
+		dd, err := insert(p, per, nil, *main+i*per)
+		if err != nil {
+			return err
+		}
+		d2 += dd
+	}
+	out("insert: %d mentions over 50 other projects in %s = %.0f mentions/s", per*50, d2.Round(time.Millisecond), float64(per*50)/d2.Seconds())
+	size := dbSize(cfg.DataDir)
+	out("database size on disk: %.1f MB", float64(size)/1e6)
+
+	// 2. serve on loopback and measure
+	reg := metrics.New()
+	srv := server.New(svc, reg, server.Options{RateLimit: 1e9, RateBurst: 1 << 30})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv}
+	go hs.Serve(ln)
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	call := func(method, path string, body string) (time.Duration, []byte, error) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key.Key)
+		t0 := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		el := time.Since(t0)
+		if resp.StatusCode != 200 {
+			return el, b, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		return el, b, err
+	}
+	shapes := []string{"", "status=new", "source=reddit", "category=bug_report", "sentiment=negative", "min_urgency=70",
+		"max_urgency=10", "author_handle=user123", "monitor_id=" + mon.ID, "date_preset=last_7_days", "date_preset=today",
+		"is_relevant=true", "status=new&source=x", "category=complaint&sentiment=negative", "source=hn&min_urgency=80",
+		"status=new&min_urgency=70&date_preset=last_30_days", "monitor_id=" + mon.ID + "&status=new", "source=news&category=testimonial",
+		"sentiment=positive&date_preset=last_90_days", "limit=100&status=reviewed"}
+	var all []time.Duration
+	worst := ""
+	var worstP99 time.Duration
+	for _, q := range shapes {
+		var ds []time.Duration
+		for i := 0; i < *reqs; i++ {
+			el, _, err := call("GET", "/api/v1/mentions?"+q, "")
+			if err != nil {
+				return err
+			}
+			ds = append(ds, el)
+		}
+		p99 := pct(ds, 99)
+		if p99 > worstP99 {
+			worstP99, worst = p99, q
+		}
+		all = append(all, ds...)
+	}
+	out("list_mentions, 20 filter shapes × %d requests: p50 %s p99 %s (slowest shape %q p99 %s)", *reqs, ms(pct(all, 50)), ms(pct(all, 99)), worst, ms(worstP99))
+
+	var sd []time.Duration
+	for _, q := range []string{"crash", "dark mode", "Gantt export", "refund", "user42", "ab", "🎉", "error 502", "acme.io", "zzqqxx"} {
+		for i := 0; i < *reqs/4; i++ {
+			el, _, err := call("GET", "/api/v1/mentions?search="+url.QueryEscape(q), "")
+			if err != nil {
+				return err
+			}
+			sd = append(sd, el)
+		}
+	}
+	out("search pages (10 terms, common to absent): p50 %s p99 %s", ms(pct(sd, 50)), ms(pct(sd, 99)))
+
+	var wd []time.Duration
+	for w := 0; w < 20; w++ {
+		cursor := ""
+		t0 := time.Now()
+		for page := 0; page < 10; page++ {
+			path := "/api/v1/mentions?limit=50&status=new"
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			_, b, err := call("GET", path, "")
+			if err != nil {
+				return err
+			}
+			var env struct {
+				Data struct {
+					NextCursor *string `json:"nextCursor"`
+				} `json:"data"`
+			}
+			json.Unmarshal(b, &env)
+			if env.Data.NextCursor == nil {
+				break
+			}
+			cursor = *env.Data.NextCursor
+		}
+		wd = append(wd, time.Since(t0))
+	}
+	out("10-page cursor walk (50/page): p50 %s p99 %s per walk", ms(pct(wd, 50)), ms(pct(wd, 99)))
+
+	_, b, err := call("GET", "/api/v1/mentions?limit=100", "")
+	if err != nil {
+		return err
+	}
+	var page struct {
+		Data struct {
+			Items []struct {
+				ID string `json:"id"`
+			} `json:"items"`
+		} `json:"data"`
+	}
+	json.Unmarshal(b, &page)
+	var ud []time.Duration
+	statuses := []string{"reviewed", "done", "ignored", "new"}
+	for i := 0; i < *reqs; i++ {
+		id := page.Data.Items[i%len(page.Data.Items)].ID
+		el, _, err := call("PATCH", "/api/v1/mentions/"+id, `{"status":"`+statuses[i%4]+`"}`)
+		if err != nil {
+			return err
+		}
+		ud = append(ud, el)
+	}
+	out("update_mention_status: p50 %s p99 %s", ms(pct(ud, 50)), ms(pct(ud, 99)))
+
+	t0 := time.Now()
+	_, eb, err := call("GET", fmt.Sprintf("/api/v1/exports/mentions?limit=%d", *exportRows), "")
+	if err != nil {
+		return err
+	}
+	ed := time.Since(t0)
+	out("export_mentions: %d rows (%.1f MB CSV) in %s = %.0f rows/s", *exportRows, float64(len(eb))/1e6, ed.Round(time.Millisecond), float64(*exportRows)/ed.Seconds())
+	var msts runtime.MemStats
+	runtime.ReadMemStats(&msts)
+	out("memory: Go heap in use %.1f MB, process RSS %s", float64(msts.HeapInuse)/1e6, rss())
+	return nil
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	if i >= len(s) {
+		i = len(s) - 1
+	}
+	if i > 0 {
+		i--
+	}
+	return s[i]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
+
+func dbSize(dir string) int64 {
+	var n int64
+	for _, f := range []string{"earshot.db", "earshot.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// rss reads the resident set size of this process (Linux).
+func rss() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+		}
+		if strings.HasPrefix(line, "VmHWM:") {
+			defer func() {}()
+		}
+	}
+	return "unknown"
+}
+
+var _ = capability.APIVersion
