@@ -176,6 +176,3 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	return b, nil
 }
 
-func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	return fmt.Errorf("classify: not built yet")
-}
