@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -252,8 +253,8 @@ func fieldRules(f capability.Field) string {
 }
 
 // exampleArgs gives example values for the required fields (and, when none
-// is required in the body, the first body field so a PATCH shows a change),
-// restricted to location in ("" = all).
+// is required in the body, the first body field so a PATCH shows a change;
+// for a POST, the first list field), restricted to location in ("" = all).
 func exampleArgs(c *capability.Capability, in string) map[string]any {
 	out := map[string]any{}
 	firstBody := ""
@@ -263,16 +264,20 @@ func exampleArgs(c *capability.Capability, in string) map[string]any {
 		}
 	}
 	anyBodyRequired := false
+	firstList := "" // a create usually needs its first list too (e.g. keywords)
 	for _, f := range c.Fields {
 		if f.In == "body" && f.Required {
 			anyBodyRequired = true
+		}
+		if f.In == "body" && firstList == "" && c.Method == http.MethodPost && kindOf(f.Type) == reflect.Slice {
+			firstList = f.Name
 		}
 	}
 	for _, f := range c.Fields {
 		if in != "" && f.In != in {
 			continue
 		}
-		if f.Required || (!anyBodyRequired && f.Name == firstBody) {
+		if f.Required || (!anyBodyRequired && f.Name == firstBody) || f.Name == firstList {
 			out[f.Name] = exampleValue(f)
 		}
 	}
@@ -307,8 +312,15 @@ func exampleFromSchema(s map[string]any, name string) any {
 		case "date-time":
 			return "2026-09-02T10:00:00Z"
 		}
-		if name == "confirmation_name" {
+		switch {
+		case name == "confirmation_name":
 			return "My project"
+		case name == "url" || strings.HasSuffix(name, "_url") || strings.HasSuffix(name, "_urls"):
+			return "https://hooks.example.com/earshot"
+		case name == "target":
+			return "alerts@example.com"
+		case name == "email":
+			return "ada@example.com"
 		}
 		return "acme"
 	case "integer":

@@ -44,7 +44,9 @@ func TestMCPExportReturnsCappedCSV(t *testing.T) {
 	defer st.Close()
 	svc := capability.New(st, capability.Config{BaseURL: "http://x"}, slog.New(slog.DiscardHandler))
 	export := capability.Define(capability.Capability{Name: "export_things", Method: "GET", Path: "/api/v1/exports/things", Scope: capability.MentionsRead, CSV: true, NoProject: true},
-		func(ctx context.Context, p *capability.Principal, in *exportIn) (*fakeExport, error) { return &fakeExport{n: in.Rows}, nil })
+		func(ctx context.Context, p *capability.Principal, in *exportIn) (*fakeExport, error) {
+			return &fakeExport{n: in.Rows}, nil
+		})
 	srv := NewMCPServer(svc, MCPOptions{
 		Capabilities: []*capability.Capability{export},
 		MaxCSVBytes:  1000,
