@@ -144,6 +144,11 @@ func observePosts(rec *store.SourceRecord, o scanOutcome) {
 		sample = o.window
 	}
 	if sample > 0 {
+		if rec.PostGap > 0 {
+			// One long silence (an outage, a holiday) must not teach the
+			// source to be silent: a sample counts at most 4x the usual gap.
+			sample = min(sample, 4*rec.PostGap)
+		}
 		if rec.PostGap <= 0 {
 			rec.PostGap = sample
 		} else {
