@@ -44,37 +44,47 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 	return nil, Unauthorized("unknown credential")
 }
 
-// SessionPrincipal builds the principal of a session in the chosen project.
+// SessionPrincipal builds the principal of a session in the chosen project:
+// the Earshot-Project header, else the project the request is about (when
+// the user belongs to it), else the user's only project.
 func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, projectHeader, projectHint string) (*Principal, error) {
 	p := &Principal{Kind: KindSession, UserID: sess.UserID, SessionID: sess.ID, Scopes: []string{ProjectsRead, ProjectsWrite}}
-	want := projectHeader
-	if want == "" {
-		want = projectHint
+	choose := func(id string) (bool, error) {
+		role, err := s.Store.Membership(ctx, id, sess.UserID)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		p.ProjectID, p.Role, p.Scopes = id, role, RoleScopes[role]
+		return true, nil
 	}
-	if want == "" {
-		ps, err := s.Store.ProjectsForUser(ctx, sess.UserID)
+	if projectHeader != "" {
+		ok, err := choose(projectHeader)
 		if err != nil {
 			return nil, err
 		}
-		if len(ps) == 1 {
-			want = ps[0].ID
-		}
-	}
-	if want == "" {
-		// No project chosen: only project-less operations will pass.
-		return p, nil
-	}
-	role, err := s.Store.Membership(ctx, want, sess.UserID)
-	if errors.Is(err, store.ErrNotFound) {
-		if projectHeader != "" {
+		if !ok {
 			return nil, NotFound("project")
 		}
-		return p, nil // a path id of an unreachable project: 404 later
+		return p, nil
 	}
+	if projectHint != "" {
+		if ok, err := choose(projectHint); ok || err != nil {
+			return p, err
+		}
+	}
+	ps, err := s.Store.ProjectsForUser(ctx, sess.UserID)
 	if err != nil {
 		return nil, err
 	}
-	p.ProjectID, p.Role, p.Scopes = want, role, RoleScopes[role]
+	if len(ps) == 1 {
+		if _, err := choose(ps[0].ID); err != nil {
+			return nil, err
+		}
+	}
+	// Several projects and none chosen: only project-less operations pass.
 	return p, nil
 }
 

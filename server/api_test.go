@@ -406,3 +406,16 @@ func TestViewerRole(t *testing.T) {
 	var body map[string]any
 	json.Unmarshal([]byte(`{}`), &body)
 }
+
+func TestSessionTenancyOnProjects(t *testing.T) {
+	e := newEnv(t)
+	// a session reaching for another user's project by path: 404, not 400
+	e.do("GET", "/api/v1/projects/"+e.projB.ID, e.sessionA, nil).expect(404, "NOT_FOUND")
+	e.do("PATCH", "/api/v1/projects/"+e.projB.ID, e.sessionA, map[string]any{"name": "x"}).expect(404, "NOT_FOUND")
+	// its own second project by path works without the header
+	p2 := e.do("POST", "/api/v1/projects", e.sessionA, map[string]any{"name": "Second"}).ok().data()["id"].(string)
+	if e.do("GET", "/api/v1/projects/"+p2, e.sessionA, nil).ok().data()["name"] != "Second" {
+		t.Fatal("wrong project")
+	}
+	e.do("GET", "/api/v1/projects/"+e.projA.ID, e.sessionA, nil).ok()
+}
