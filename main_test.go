@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	getenv := func(k string) string { return env[k] }
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb, getenv)
+	return code, out.String(), errb.String()
+}
+
+func TestAdminCLI(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
+	code, out, errs := runCLI(t, env, "user", "create", "--email", "owner@example.com", "--password", "password123")
+	if code != 0 || len(strings.TrimSpace(out)) != 36 {
+		t.Fatalf("user create: %d %q %q", code, out, errs)
+	}
+	// password from the environment; duplicate email refused
+	env2 := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_PASSWORD": "password456"}
+	if code, _, errs := runCLI(t, env2, "user", "create", "--email", "OWNER@example.com"); code == 0 || !strings.Contains(errs, "exists") {
+		t.Fatalf("duplicate user: %d %s", code, errs)
+	}
+	code, out, errs = runCLI(t, env, "project", "create", "--owner", "owner@example.com", "--name", "Acme", "--website", "https://acme.example")
+	if code != 0 {
+		t.Fatalf("project create: %d %s", code, errs)
+	}
+	var proj map[string]any
+	if err := json.Unmarshal([]byte(out), &proj); err != nil || proj["plan"] != "trial" || proj["slug"] != "acme" {
+		t.Fatalf("project json %q %v", out, err)
+	}
+	pid := proj["id"].(string)
+	if code, _, errs := runCLI(t, env, "project", "create", "--owner", "owner@example.com", "--name", strings.Repeat("x", 81)); code == 0 {
+		t.Fatalf("81-char name accepted: %s", errs)
+	}
+	code, out, errs = runCLI(t, env, "key", "create", "--project", pid, "--scopes", "mentions:read,usage:read", "--name", "ci")
+	key := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(key, "esk_") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("key create: %d %q %s", code, out, errs)
+	}
+	if code, _, _ := runCLI(t, env, "key", "create", "--project", pid, "--scopes", "everything"); code != 2 {
+		t.Fatalf("bad scope exit %d", code)
+	}
+	code, out, _ = runCLI(t, env, "key", "list", "--project", pid)
+	if code != 0 || !strings.Contains(out, key[:8]) || !strings.Contains(out, key[len(key)-4:]) || strings.Contains(out, key) {
+		t.Fatalf("key list %q", out)
+	}
+	keyID := strings.Fields(out)[0]
+	if code, out, errs := runCLI(t, env, "key", "revoke", "--key-id", keyID); code != 0 || !strings.Contains(out, "revoked") {
+		t.Fatalf("revoke %d %s %s", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, env, "project", "set-plan", "--project", pid, "--plan", "starter"); code != 0 {
+		t.Fatalf("set-plan %s", errs)
+	}
+	if code, _, _ := runCLI(t, env, "project", "set-plan", "--project", pid, "--plan", "platinum"); code != 2 {
+		t.Fatal("unknown plan accepted")
+	}
+	backup := filepath.Join(t.TempDir(), "copy.db")
+	if code, _, errs := runCLI(t, env, "backup", "--to", backup); code != 0 {
+		t.Fatalf("backup: %s", errs)
+	}
+	if fi, err := os.Stat(backup); err != nil || fi.Size() == 0 {
+		t.Fatalf("backup file: %v", err)
+	}
+	if code, _, _ := runCLI(t, env, "backup", "--to", backup); code == 0 {
+		t.Fatal("backup overwrote an existing file")
+	}
+	if code, out, _ := runCLI(t, env, "version"); code != 0 || !strings.Contains(out, "2026-09-02") {
+		t.Fatalf("version %q", out)
+	}
+	if code, _, _ := runCLI(t, env, "frobnicate"); code != 2 {
+		t.Fatal("unknown command accepted")
+	}
+	if code, _, _ := runCLI(t, env, "user", "create", "--email", "x@example.com"); code != 2 {
+		t.Fatal("missing password accepted")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeGracefulShutdown: serve answers, and on cancellation (what
+// SIGINT/SIGTERM trigger) finishes and returns 0 with the database closed.
+func TestServeGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		var out, errb bytes.Buffer
+		done <- run(ctx, []string{"serve", "--addr", addr}, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	}()
+	var resp *http.Response
+	var err error
+	for i := 0; i < 100; i++ {
+		resp, err = http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("healthz %d", resp.StatusCode)
+	}
+	m, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Body.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	// the database is consistent and reusable after shutdown
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "password123"); code != 0 {
+		t.Fatalf("reopen: %s", errs)
+	}
+}
