@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"strings"
+	"time"
 
 	"earshot/store"
 )
@@ -29,7 +30,7 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 			// A key is bound to its project; naming another one reaches nothing.
 			return nil, NotFound("project")
 		}
-		s.Store.TouchAPIKey(context.WithoutCancel(ctx), k.ID)
+		s.touchKey(ctx, k.ID)
 		return &Principal{Kind: KindKey, KeyID: k.ID, UserID: k.CreatedBy, ProjectID: k.ProjectID, Scopes: k.Scopes}, nil
 	case strings.HasPrefix(token, "ess_"):
 		sess, err := s.Store.SessionByToken(ctx, token)
@@ -86,6 +87,19 @@ func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, pro
 	}
 	// Several projects and none chosen: only project-less operations pass.
 	return p, nil
+}
+
+// touchKey records a key's last use at most once a minute per process, so
+// reads never queue on the single writer just to bump a timestamp.
+func (s *Service) touchKey(ctx context.Context, id string) {
+	now := time.Now()
+	if last, ok := s.keyTouched.Load(id); ok && now.Sub(last.(time.Time)) < time.Minute {
+		return
+	}
+	s.keyTouched.Store(id, now)
+	if err := s.Store.TouchAPIKey(context.WithoutCancel(ctx), id); err != nil {
+		s.Log.Warn("recording key use", "key_id", id, "err", err)
+	}
 }
 
 var _ = sha256.New

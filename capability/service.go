@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"sync"
 	"time"
 
 	"earshot/store"
@@ -34,8 +35,9 @@ type Service struct {
 	ValidateWebhookURL func(raw string, allowPrivate bool) error
 	NewWebhookSecret   func() string
 
-	caps   []*Capability
-	byName map[string]*Capability
+	caps       []*Capability
+	byName     map[string]*Capability
+	keyTouched sync.Map // key id → time of the last recorded use
 }
 
 // New builds the service and its catalogue.

@@ -419,3 +419,24 @@ func TestSessionTenancyOnProjects(t *testing.T) {
 	}
 	e.do("GET", "/api/v1/projects/"+e.projA.ID, e.sessionA, nil).ok()
 }
+
+func TestHealthAndMetrics(t *testing.T) {
+	e := newEnv(t)
+	h := e.do("GET", "/healthz", "", nil).ok()
+	if h.body["status"] != "ok" {
+		t.Fatalf("healthz %s", h.raw)
+	}
+	e.do("GET", "/api/v1/monitors", e.keyA, nil).ok()
+	e.do("GET", "/api/v1/monitors", "", nil).expect(401, "UNAUTHORIZED")
+	m := e.do("GET", "/metrics", "", nil)
+	text := string(m.raw)
+	for _, want := range []string{
+		`earshot_http_requests_total{capability="list_monitors",status="200"} 1`,
+		`earshot_http_requests_total{capability="list_monitors",status="401"} 1`,
+		`earshot_http_request_duration_seconds_bucket{capability="list_monitors",le="+Inf"} 2`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("metrics lack %q:\n%s", want, text)
+		}
+	}
+}
