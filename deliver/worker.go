@@ -50,7 +50,7 @@ const (
 	dispatchBatch = 256
 	// flushEvery bounds how long a lane keeps acknowledged deliveries in
 	// memory before recording them (one write for many).
-	flushEvery = 10 * time.Millisecond
+	flushEvery = 20 * time.Millisecond
 	flushMax   = 64
 )
 
@@ -265,8 +265,8 @@ func (w *Worker) runLane(ctx context.Context, l lane) error {
 		}
 		if err != nil || r == nil {
 			// The webhook or alert vanished or was paused after the claim:
-			// give the deliveries back (deleted ones went with it).
-			w.release(l.kind, jobs)
+			// give the queue back (deleted ones went with it).
+			w.release(l.kind, jobs[:1])
 			return err
 		}
 		more, err := w.sendRun(ctx, l.kind, r, jobs, leaseUntil)
@@ -285,18 +285,27 @@ type runSender struct {
 
 // sendRun sends jobs one after the other; a failure stops the run (the
 // rest waits behind the retry). It reports whether the lane may go on.
+//
+// The lease sits on the first job not yet recorded, which is the queue's
+// head in the database; recording a batch of successes moves it to the
+// next job in the same transaction and renews it.
 func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, jobs []*store.Job, leaseUntil time.Time) (bool, error) {
 	var batch []store.Attempt
 	var acked []*store.Job
 	lastFlush := time.Now()
-	flush := func() error {
+	flush := func(next *store.Job) error {
 		if len(batch) == 0 {
 			return nil
+		}
+		var lease *store.Lease
+		if next != nil {
+			leaseUntil = time.Now().Add(w.leaseFor())
+			lease = &store.Lease{Seq: next.Seq, Until: leaseUntil}
 		}
 		// Recording must outlive shutdown: the receiver already has these.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		err := w.st.RecordAttempts(rctx, kind, w.cfg.InstanceID, batch)
+		err := w.st.RecordAttempts(rctx, kind, w.cfg.InstanceID, batch, lease)
 		if err == nil {
 			at := time.Now()
 			for _, j := range acked {
@@ -310,8 +319,8 @@ func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, j
 		// Stop at shutdown, and before an attempt that could outlast the
 		// lease (another instance would send the same delivery meanwhile).
 		if ctx.Err() != nil || time.Now().Add(w.cfg.Timeout+time.Second).After(leaseUntil) {
-			err := flush()
-			w.release(kind, jobs[i:])
+			err := flush(nil)
+			w.release(kind, jobs[i:i+1])
 			return false, err
 		}
 		// In-flight attempts finish (or time out) even when ctx ends.
@@ -324,9 +333,9 @@ func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, j
 		w.count(kind, r.channel, res, a)
 		if a.Status == "delivered" {
 			acked = append(acked, j)
-			if len(batch) >= flushMax || time.Since(lastFlush) >= flushEvery {
-				if err := flush(); err != nil {
-					w.release(kind, jobs[i+1:])
+			if i+1 < len(jobs) && (len(batch) >= flushMax || time.Since(lastFlush) >= flushEvery) {
+				if err := flush(jobs[i+1]); err != nil {
+					w.release(kind, jobs[i+1:i+2])
 					return false, err
 				}
 			}
@@ -334,16 +343,15 @@ func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, j
 		}
 		w.log.Warn("delivery attempt failed", "outbox", kind.String(), "target", j.TargetID, "delivery", j.ID,
 			"attempt", j.Attempts+1, "status", a.Status, "code", res.StatusCode, "err", res.Err)
-		err := flush()
+		err := flush(nil)
 		if kind == store.WebhookOutbox && res.Outcome == Gone {
 			derr := w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
 			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
 			err = errors.Join(err, derr)
 		}
-		w.release(kind, jobs[i+1:])
 		return false, err
 	}
-	return true, flush()
+	return true, flush(nil)
 }
 
 // attempt turns a Result into what the delivery log stores.

@@ -68,6 +68,29 @@ type Fanout struct {
 // created twice. firstAttempt is the next_attempt_at of the new rows.
 // It returns how many events it dispatched.
 func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
+	// Transactions of at most dispatchRows new rows, so an event recorded
+	// meanwhile (ingestion) never waits long for the writer.
+	n := 0
+	for len(fanouts) > 0 {
+		k, rows := 0, 0
+		for k < len(fanouts) && (k == 0 || rows+len(fanouts[k].WebhookIDs)+len(fanouts[k].Alerts) <= dispatchRows) {
+			rows += len(fanouts[k].WebhookIDs) + len(fanouts[k].Alerts)
+			k++
+		}
+		m, err := s.dispatch(ctx, fanouts[:k], firstAttempt)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		fanouts = fanouts[k:]
+	}
+	return n, nil
+}
+
+// dispatchRows bounds the rows one fan-out transaction writes.
+const dispatchRows = 128
+
+func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
 	n := 0
 	t, first := now(), FormatTime(firstAttempt)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -77,8 +100,11 @@ func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			return err
 		}
 		defer mark.Close()
+		// The payload stays in the event row only (payload '' here, read
+		// back by ClaimRun): ten webhooks would otherwise write every body
+		// ten times, and the delivery rows are rewritten on every attempt.
 		hook, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
-			SELECT ?, id, project_id, ?, ?, ?, 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
+			SELECT ?, id, project_id, ?, ?, '', 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
 		if err != nil {
 			return err
 		}
@@ -94,7 +120,7 @@ func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			}
 			n++
 			for _, wid := range f.WebhookIDs {
-				if _, err := hook.ExecContext(ctx, uuid.NewString(), ev.ID, ev.Type, ev.Payload, first, t, t, wid); err != nil {
+				if _, err := hook.ExecContext(ctx, uuid.NewString(), ev.ID, ev.Type, first, t, t, wid); err != nil {
 					return err
 				}
 			}
@@ -150,7 +176,9 @@ func (o Outbox) sql() outboxSQL {
 			cols: `seq, id, alert_id, project_id, event_ids, kind, payload, attempts, 0, first_event_at, created_at, next_attempt_at, lease_until`}
 	}
 	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks",
-		cols: `seq, id, webhook_id, project_id, event_id, event_type, payload, attempts, replay_of IS NOT NULL,
+		cols: `seq, id, webhook_id, project_id, event_id, event_type,
+			CASE WHEN payload <> '' THEN payload ELSE COALESCE((SELECT e.payload FROM events e WHERE e.id = d.event_id), '') END,
+			attempts, replay_of IS NOT NULL,
 			CASE WHEN replay_of IS NULL THEN COALESCE((SELECT e.created_at FROM events e WHERE e.id = d.event_id), d.created_at) ELSE d.created_at END,
 			created_at, next_attempt_at, lease_until`}
 }
@@ -200,10 +228,13 @@ type Job struct {
 	CreatedAt string
 }
 
-// ClaimRun leases, for owner until leaseUntil, up to limit consecutive
-// deliveries from the head of target's pending queue that are due at now
-// and not leased by anyone else. It returns none when the head is not
-// available, so nothing overtakes an earlier delivery.
+// ClaimRun returns up to limit consecutive deliveries from the head of
+// target's pending queue that are due at now, and leases the head to owner
+// until leaseUntil. It returns none when the head is not available (not
+// due, or leased by someone else). Only the head carries the lease: since
+// nothing behind a pending head is ever sent, the head's lease covers the
+// whole queue, and RecordAttempts moves it along as the run progresses.
+// That keeps a claim to one row write however long the run.
 func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error) {
 	q := o.sql()
 	nowS := FormatTime(now)
@@ -244,8 +275,7 @@ func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, 
 		if len(jobs) == 0 {
 			return nil
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq BETWEEN ? AND ? AND `+q.target+` = ? AND status = 'pending'`,
-			owner, FormatTime(leaseUntil), jobs[0].Seq, jobs[len(jobs)-1].Seq, targetID)
+		_, err = tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq = ?`, owner, FormatTime(leaseUntil), jobs[0].Seq)
 		return err
 	})
 	if err != nil {
@@ -265,37 +295,66 @@ type Attempt struct {
 	At            time.Time
 }
 
-// RecordAttempts stores outcomes and releases their leases in one
-// transaction. A success is recorded even if the lease was lost meanwhile
+// Lease is a lease to take on (or keep) a delivery.
+type Lease struct {
+	Seq   int64
+	Until time.Time
+}
+
+// RecordAttempts stores outcomes and clears their leases in one
+// transaction, then leases next (the new head of the run, when the run goes
+// on) to owner. A success is recorded even if the lease was lost meanwhile
 // (the receiver has the event); a retry or failure only while owner still
 // holds the lease, so a slow instance cannot undo another's progress.
-func (s *Store) RecordAttempts(ctx context.Context, o Outbox, owner string, as []Attempt) error {
-	if len(as) == 0 {
+func (s *Store) RecordAttempts(ctx context.Context, o Outbox, owner string, as []Attempt, next *Lease) error {
+	if len(as) == 0 && next == nil {
 		return nil
 	}
 	q := o.sql()
+	const set = ` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
+		last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE seq = ? AND status = 'pending'`
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var done, other *sql.Stmt // prepared once per batch: parsing costs more than the update
+		defer func() {
+			for _, st := range []*sql.Stmt{done, other} {
+				if st != nil {
+					st.Close()
+				}
+			}
+		}()
 		for _, a := range as {
-			var code any
+			var code, next any
 			if a.StatusCode != 0 {
 				code = a.StatusCode
 			}
-			var next any
-			cond := ` AND lease_owner = ?`
-			args := []any{owner}
-			switch a.Status {
-			case "pending":
+			if a.Status == "pending" {
 				next = FormatTime(a.NextAttemptAt)
-			case "delivered":
-				cond, args = "", nil
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE `+q.table+` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
-				last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-				WHERE seq = ? AND status = 'pending'`+cond,
-				append([]any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}, args...)...)
+			args := []any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}
+			var err error
+			if a.Status == "delivered" {
+				if done == nil {
+					if done, err = tx.PrepareContext(ctx, `UPDATE `+q.table+set); err != nil {
+						return err
+					}
+				}
+				_, err = done.ExecContext(ctx, args...)
+			} else {
+				if other == nil {
+					if other, err = tx.PrepareContext(ctx, `UPDATE `+q.table+set+` AND lease_owner = ?`); err != nil {
+						return err
+					}
+				}
+				_, err = other.ExecContext(ctx, append(args, owner)...)
+			}
 			if err != nil {
 				return err
 			}
+		}
+		if next != nil {
+			_, err := tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`,
+				owner, FormatTime(next.Until), next.Seq)
+			return err
 		}
 		return nil
 	})
