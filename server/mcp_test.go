@@ -735,3 +735,84 @@ func TestDocsPages(t *testing.T) {
 		t.Errorf("unknown capability: %d", st)
 	}
 }
+
+// TestMCPMentionTools covers the mention family: paging filters, a status
+// change, the CSV export and the earshot://mentions/{id} resource, each
+// against what REST answers.
+func TestMCPMentionTools(t *testing.T) {
+	e := newAgentsEnv(t)
+	for _, name := range []string{"list_mentions", "get_mention", "update_mention_status", "export_mentions"} {
+		if _, ok := e.svc.Capability(name); !ok {
+			t.Skipf("no %s capability yet", name)
+		}
+	}
+	ctx := context.Background()
+	seed := func(p *store.Project, n int) []*store.Mention {
+		batch := make([]store.NewMention, n)
+		for i := range batch {
+			batch[i] = store.NewMention{Source: "hn", ExternalID: p.ID[:8] + "-" + string(rune('a'+i)), URL: "https://news.ycombinator.com/item?id=" + string(rune('1'+i)),
+				AuthorHandle: "dev", Text: "Acme broke my build, line with \"quotes\", commas", PublishedAt: time.Now().Add(-time.Duration(i+1) * time.Hour),
+				Engagement: map[string]int64{"points": int64(i)}, IsRelevant: true, Category: "bug_report", Sentiment: "negative",
+				Urgency: 60 + 10*i, AISummary: "build broken", Classifier: "builtin"}
+		}
+		res, err := e.st.IngestMentions(ctx, p.ID, 0, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Created
+	}
+	mine := seed(e.proj, 3)
+	theirs := seed(e.other, 1)
+	cs := e.overHTTP(e.key)
+
+	_, want := e.rest("GET", "/api/v1/mentions?limit=2&status=new&min_urgency=60", e.key, nil)
+	got := callTool(t, cs, "list_mentions", map[string]any{"limit": 2, "status": "new", "min_urgency": 60})
+	if got.isError || !reflect.DeepEqual(got.data(), want["data"]) || len(got.data()["items"].([]any)) != 2 {
+		t.Errorf("list_mentions: %v\nREST %v", got.env, want["data"])
+	}
+	if cur, _ := got.data()["nextCursor"].(string); cur != "" {
+		_, want := e.rest("GET", "/api/v1/mentions?limit=2&status=new&min_urgency=60&cursor="+cur, e.key, nil)
+		next := callTool(t, cs, "list_mentions", map[string]any{"limit": 2, "status": "new", "min_urgency": 60, "cursor": cur})
+		if !reflect.DeepEqual(next.data(), want["data"]) {
+			t.Errorf("page 2: %v\nREST %v", next.data(), want["data"])
+		}
+	}
+	if a := callTool(t, cs, "list_mentions", map[string]any{"limit": 0}); a.errCode() != "VALIDATION_ERROR" {
+		t.Errorf("limit 0: %v", a.env)
+	}
+
+	upd := callTool(t, cs, "update_mention_status", map[string]any{"id": mine[0].ID, "status": "reviewed", "idempotency_key": "triage-" + mine[0].ID})
+	_, back := e.rest("GET", "/api/v1/mentions/"+mine[0].ID, e.key, nil)
+	if upd.isError || upd.data()["status"] != "reviewed" || !reflect.DeepEqual(upd.data(), back["data"]) {
+		t.Errorf("update_mention_status: %v\nREST %v", upd.env, back["data"])
+	}
+	if a := callTool(t, cs, "update_mention_status", map[string]any{"id": theirs[0].ID, "status": "done"}); a.errCode() != "NOT_FOUND" {
+		t.Errorf("another project's mention: %v", a.env)
+	}
+
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "earshot://mentions/" + mine[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	json.Unmarshal([]byte(rr.Contents[0].Text), &res)
+	if rr.Contents[0].MIMEType != "application/json" || !reflect.DeepEqual(res, back["data"]) {
+		t.Errorf("resource: %s\nREST %v", rr.Contents[0].Text, back["data"])
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "earshot://mentions/" + theirs[0].ID}); err == nil {
+		t.Errorf("read another project's mention as a resource")
+	}
+
+	req, _ := http.NewRequest("GET", e.http.URL+"/api/v1/exports/mentions?sentiment=negative", nil)
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	hres, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restCSV, _ := io.ReadAll(hres.Body)
+	hres.Body.Close()
+	exp := callTool(t, cs, "export_mentions", map[string]any{"sentiment": "negative"})
+	if exp.isError || exp.data()["csv"] != string(restCSV) || exp.data()["rows"] != 3.0 {
+		t.Errorf("export: rows %v\nMCP  %q\nREST %q", exp.data()["rows"], exp.data()["csv"], restCSV)
+	}
+}
