@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"earshot/capability"
+	"earshot/classify"
+	"earshot/collect"
 	"earshot/deliver"
 	"earshot/metrics"
 	"earshot/server"
@@ -97,7 +99,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	log := svc.Log
 	reg := metrics.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst})
-	app, err := startBackground(ctx, &cfg, svc, srv, reg, stdout, demo)
+	app, err := startBackground(ctx, &cfg, svc, srv, reg, nil)
 	if err != nil {
 		ln.Close()
 		return err
@@ -154,17 +156,57 @@ func (b *background) goRun(ctx context.Context, fn func(ctx context.Context)) {
 	}()
 }
 
-// startBackground starts housekeeping (and, as they land, the collector
-// scheduler and the delivery worker).
-func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, stdout io.Writer, demo bool) (*background, error) {
+// startBackground starts what serve runs beside HTTP: the collector
+// scheduler, the webhook/alert delivery worker and housekeeping. Their state
+// lives in the database (leases), so several instances could share the work.
+func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, collectorEnv func(string) string) (*background, error) {
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := &background{cancel: cancel}
+	log := svc.Log
+	getenv := cfg.Getenv
+
+	cls, err := classify.FromEnv(getenv)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if collectorEnv == nil {
+		collectorEnv = getenv
+	}
+	registry := collect.NewRegistry(collectorEnv, &http.Client{Timeout: 60 * time.Second})
+	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
+		Ledger:   svc.Store.QuotaLedger(),
+		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota},
+	}, log, reg)
+	svc.MonitorChanged = sched.MonitorChanged
+	b.goRun(bctx, func(ctx context.Context) {
+		if err := sched.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("scheduler stopped", "err", err)
+		}
+	})
+
+	schedule := deliver.DefaultSchedule
+	if v := getenv("EARSHOT_WEBHOOK_SCHEDULE"); v != "" {
+		if schedule, err = deliver.ParseSchedule(v); err != nil {
+			cancel()
+			return nil, fmt.Errorf("EARSHOT_WEBHOOK_SCHEDULE: %w", err)
+		}
+	}
+	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
+		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: schedule, SMTPURL: getenv("EARSHOT_SMTP_URL"), BaseURL: cfg.BaseURL,
+	}, log, reg)
+	b.goRun(bctx, func(ctx context.Context) {
+		if err := worker.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("delivery worker stopped", "err", err)
+		}
+	})
+
 	b.goRun(bctx, func(ctx context.Context) {
 		t := time.NewTicker(time.Hour)
 		defer t.Stop()
 		for {
 			if err := svc.Store.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
-				svc.Log.Warn("purge expired", "err", err)
+				log.Warn("purge expired", "err", err)
 			}
 			select {
 			case <-ctx.Done():
