@@ -62,12 +62,19 @@ func (s *Store) IdemAbort(ctx context.Context, scope, capability, key string) er
 	return err
 }
 
-// PurgeExpired removes expired idempotency records and sessions.
+// PurgeExpired removes expired idempotency records, sessions and old
+// dispatched events.
 func (s *Store) PurgeExpired(ctx context.Context) error {
 	t := now()
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t)
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t); err != nil {
+		return err
+	}
+	// The outbox keeps fanned-out events for a month (deliveries carry their
+	// own copy of the payload, so replays do not need them).
+	month := FormatTime(time.Now().AddDate(0, 0, -30))
+	_, err := s.w.ExecContext(ctx, `DELETE FROM events WHERE dispatched = 1 AND created_at < ?`, month)
 	return err
 }
