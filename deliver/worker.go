@@ -49,7 +49,7 @@ const (
 	// dispatchBatch is how many events one fan-out transaction handles.
 	dispatchBatch = 256
 	// flushEvery bounds how long a lane keeps acknowledged deliveries in
-	// memory before recording them (one write for many).
+	// memory before handing them to the recorder.
 	flushEvery = 20 * time.Millisecond
 	flushMax   = 64
 )
@@ -64,6 +64,8 @@ type Worker struct {
 	log    *slog.Logger
 	client *http.Client
 	wake   chan struct{}
+	// records carries the lanes' outcomes to the recorder (see record).
+	records chan *recordReq
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
@@ -143,6 +145,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	busy := map[lane]bool{}
 	done := make(chan lane, w.cfg.Concurrency)
 	var wg sync.WaitGroup
+	w.records = make(chan *recordReq, w.cfg.Concurrency)
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		w.record(w.records)
+	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var lastDigest time.Time
@@ -170,6 +178,8 @@ func (w *Worker) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
+			close(w.records)
+			<-recorded
 			w.log.Info("delivery worker stopped")
 			return nil
 		case l := <-done:
@@ -287,39 +297,42 @@ type runSender struct {
 // rest waits behind the retry). It reports whether the lane may go on.
 //
 // The lease sits on the first job not yet recorded, which is the queue's
-// head in the database; recording a batch of successes moves it to the
-// next job in the same transaction and renews it.
+// head in the database; each recorded batch of successes moves it to the
+// next job in the same transaction and renews it. Batches go to the
+// recorder without waiting, except before anything that must see them
+// stored: a failure, and the end of the run (the next claim).
 func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, jobs []*store.Job, leaseUntil time.Time) (bool, error) {
 	var batch []store.Attempt
 	var acked []*store.Job
+	var pending []chan error
 	lastFlush := time.Now()
-	flush := func(next *store.Job) error {
+	submit := func(next *store.Job) {
 		if len(batch) == 0 {
-			return nil
+			return
 		}
-		var lease *store.Lease
+		req := &recordReq{rec: store.Record{Outbox: kind, Attempts: batch}, acked: acked, done: make(chan error, 1)}
 		if next != nil {
 			leaseUntil = time.Now().Add(w.leaseFor())
-			lease = &store.Lease{Seq: next.Seq, Until: leaseUntil}
+			req.rec.Next = &store.Lease{Seq: next.Seq, Until: leaseUntil}
 		}
-		// Recording must outlive shutdown: the receiver already has these.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		err := w.st.RecordAttempts(rctx, kind, w.cfg.InstanceID, batch, lease)
-		if err == nil {
-			at := time.Now()
-			for _, j := range acked {
-				w.acknowledged(kind, j, at)
-			}
+		w.records <- req
+		pending = append(pending, req.done)
+		batch, acked, lastFlush = nil, nil, time.Now()
+	}
+	wait := func() error {
+		var err error
+		for _, c := range pending {
+			err = errors.Join(err, <-c)
 		}
-		batch, acked, lastFlush = batch[:0], acked[:0], time.Now()
+		pending = nil
 		return err
 	}
 	for i, j := range jobs {
 		// Stop at shutdown, and before an attempt that could outlast the
 		// lease (another instance would send the same delivery meanwhile).
 		if ctx.Err() != nil || time.Now().Add(w.cfg.Timeout+time.Second).After(leaseUntil) {
-			err := flush(nil)
+			submit(nil)
+			err := wait()
 			w.release(kind, jobs[i:i+1])
 			return false, err
 		}
@@ -334,16 +347,14 @@ func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, j
 		if a.Status == "delivered" {
 			acked = append(acked, j)
 			if i+1 < len(jobs) && (len(batch) >= flushMax || time.Since(lastFlush) >= flushEvery) {
-				if err := flush(jobs[i+1]); err != nil {
-					w.release(kind, jobs[i+1:i+2])
-					return false, err
-				}
+				submit(jobs[i+1])
 			}
 			continue
 		}
 		w.log.Warn("delivery attempt failed", "outbox", kind.String(), "target", j.TargetID, "delivery", j.ID,
 			"attempt", j.Attempts+1, "status", a.Status, "code", res.StatusCode, "err", res.Err)
-		err := flush(nil)
+		submit(nil)
+		err := wait()
 		if kind == store.WebhookOutbox && res.Outcome == Gone {
 			derr := w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
 			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
@@ -351,7 +362,59 @@ func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, j
 		}
 		return false, err
 	}
-	return true, flush(nil)
+	submit(nil)
+	err := wait()
+	return err == nil, err
+}
+
+// recordReq is one lane's batch of outcomes for the recorder.
+type recordReq struct {
+	rec   store.Record
+	acked []*store.Job
+	done  chan error // buffered: the recorder never waits for the lane
+}
+
+// recordMax bounds the attempts one recorder transaction writes.
+const recordMax = 512
+
+// record commits the batches of all lanes together: while one commit
+// runs, the next batches gather (group commit), so ten busy webhooks cost
+// one short write instead of ten. It returns when reqs is closed.
+func (w *Worker) record(reqs <-chan *recordReq) {
+	for r := range reqs {
+		group := []*recordReq{r}
+		n := len(r.rec.Attempts)
+	gather:
+		for n < recordMax {
+			select {
+			case r, ok := <-reqs:
+				if !ok {
+					break gather
+				}
+				group = append(group, r)
+				n += len(r.rec.Attempts)
+			default:
+				break gather
+			}
+		}
+		recs := make([]store.Record, len(group))
+		for i, g := range group {
+			recs[i] = g.rec
+		}
+		// Not tied to Run's context: these sends already happened.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := w.st.RecordAttempts(ctx, w.cfg.InstanceID, recs...)
+		cancel()
+		at := time.Now()
+		for _, g := range group {
+			if err == nil {
+				for _, j := range g.acked {
+					w.acknowledged(g.rec.Outbox, j, at)
+				}
+			}
+			g.done <- err
+		}
+	}
 }
 
 // attempt turns a Result into what the delivery log stores.

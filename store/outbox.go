@@ -301,65 +301,79 @@ type Lease struct {
 	Until time.Time
 }
 
-// RecordAttempts stores outcomes and clears their leases in one
-// transaction, then leases next (the new head of the run, when the run goes
-// on) to owner. A success is recorded even if the lease was lost meanwhile
-// (the receiver has the event); a retry or failure only while owner still
-// holds the lease, so a slow instance cannot undo another's progress.
-func (s *Store) RecordAttempts(ctx context.Context, o Outbox, owner string, as []Attempt, next *Lease) error {
-	if len(as) == 0 && next == nil {
+// Record is a batch of outcomes of one queue, and where its lease goes.
+type Record struct {
+	Outbox   Outbox
+	Attempts []Attempt
+	// Next, when the run goes on, is the delivery that becomes the head and
+	// takes over owner's lease.
+	Next *Lease
+}
+
+// RecordAttempts stores outcomes and clears their leases, and moves each
+// record's lease to its Next, all in one transaction (the worker groups
+// the batches of every queue it sends to into one commit). A success is
+// recorded even if the lease was lost meanwhile (the receiver has the
+// event); a retry or failure only while owner still holds the lease, so a
+// slow instance cannot undo another's progress.
+func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record) error {
+	if len(recs) == 0 {
 		return nil
 	}
-	q := o.sql()
 	const set = ` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
 		last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE seq = ? AND status = 'pending'`
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var done, other *sql.Stmt // prepared once per batch: parsing costs more than the update
+		// Prepared once per transaction: parsing costs more than an update.
+		stmts := map[string]*sql.Stmt{}
 		defer func() {
-			for _, st := range []*sql.Stmt{done, other} {
-				if st != nil {
-					st.Close()
-				}
+			for _, st := range stmts {
+				st.Close()
 			}
 		}()
-		for _, a := range as {
-			var code, next any
-			if a.StatusCode != 0 {
-				code = a.StatusCode
-			}
-			if a.Status == "pending" {
-				next = FormatTime(a.NextAttemptAt)
-			}
-			args := []any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}
-			var err error
-			if a.Status == "delivered" {
-				if done == nil {
-					if done, err = tx.PrepareContext(ctx, `UPDATE `+q.table+set); err != nil {
-						return err
-					}
+		exec := func(q string, args ...any) error {
+			st, ok := stmts[q]
+			if !ok {
+				var err error
+				if st, err = tx.PrepareContext(ctx, q); err != nil {
+					return err
 				}
-				_, err = done.ExecContext(ctx, args...)
-			} else {
-				if other == nil {
-					if other, err = tx.PrepareContext(ctx, `UPDATE `+q.table+set+` AND lease_owner = ?`); err != nil {
-						return err
-					}
-				}
-				_, err = other.ExecContext(ctx, append(args, owner)...)
+				stmts[q] = st
 			}
-			if err != nil {
-				return err
-			}
-		}
-		if next != nil {
-			_, err := tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`,
-				owner, FormatTime(next.Until), next.Seq)
+			_, err := st.ExecContext(ctx, args...)
 			return err
+		}
+		for _, r := range recs {
+			table := r.Outbox.sql().table
+			for _, a := range r.Attempts {
+				var code, next any
+				if a.StatusCode != 0 {
+					code = a.StatusCode
+				}
+				if a.Status == "pending" {
+					next = FormatTime(a.NextAttemptAt)
+				}
+				args := []any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}
+				var err error
+				if a.Status == "delivered" {
+					err = exec(`UPDATE `+table+set, args...)
+				} else {
+					err = exec(`UPDATE `+table+set+` AND lease_owner = ?`, append(args, owner)...)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if r.Next != nil {
+				if err := exec(`UPDATE `+table+` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`,
+					owner, FormatTime(r.Next.Until), r.Next.Seq); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("record %s attempts: %w", o, err)
+		return fmt.Errorf("record delivery attempts: %w", err)
 	}
 	return nil
 }

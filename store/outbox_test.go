@@ -82,8 +82,8 @@ func TestDispatchOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = s.RecordAttempts(ctx, WebhookOutbox, "me", []Attempt{{Seq: jobs[0].Seq, Status: "delivered", At: time.Now()},
-		{Seq: jobs[1].Seq, Status: "delivered", At: time.Now()}, {Seq: jobs[2].Seq, Status: "delivered", At: time.Now()}}, nil)
+	_ = s.RecordAttempts(ctx, "me", Record{Outbox: WebhookOutbox, Attempts: []Attempt{{Seq: jobs[0].Seq, Status: "delivered", At: time.Now()},
+		{Seq: jobs[1].Seq, Status: "delivered", At: time.Now()}, {Seq: jobs[2].Seq, Status: "delivered", At: time.Now()}}})
 	jobs, _ = s.ClaimRun(ctx, WebhookOutbox, w.ID, "me", time.Now(), time.Now().Add(time.Minute), 10)
 	if len(jobs) != 1 || jobs[0].ID != r.ID || !jobs[0].Replay || jobs[0].Payload != evs[2].Payload {
 		t.Fatalf("replay job %+v", jobs)
@@ -109,7 +109,7 @@ func TestClaimRunHeadOfLine(t *testing.T) {
 	}
 	// A retry of the head blocks the rest until it is due.
 	next := now.Add(time.Hour)
-	if err := s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "pending", StatusCode: 500, Error: "500", NextAttemptAt: next, At: now}}, nil); err != nil {
+	if err := s.RecordAttempts(ctx, "a", Record{Outbox: WebhookOutbox, Attempts: []Attempt{{Seq: jobs[0].Seq, Status: "pending", StatusCode: 500, Error: "500", NextAttemptAt: next, At: now}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ReleaseLeases(ctx, WebhookOutbox, "a", []int64{jobs[1].Seq}); err != nil {
@@ -127,12 +127,12 @@ func TestClaimRunHeadOfLine(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].Attempts != 1 {
 		t.Fatalf("claim at next %+v", jobs)
 	}
-	_ = s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "failed", At: next}}, nil)
+	_ = s.RecordAttempts(ctx, "a", Record{Outbox: WebhookOutbox, Attempts: []Attempt{{Seq: jobs[0].Seq, Status: "failed", At: next}}})
 	ds, _ := s.ListDeliveries(ctx, w.ID, "pending", 0, 10)
 	if len(ds) != 3 {
 		t.Fatalf("stale failure recorded: %d pending", len(ds))
 	}
-	_ = s.RecordAttempts(ctx, WebhookOutbox, "a", []Attempt{{Seq: jobs[0].Seq, Status: "delivered", StatusCode: 204, At: next}}, nil)
+	_ = s.RecordAttempts(ctx, "a", Record{Outbox: WebhookOutbox, Attempts: []Attempt{{Seq: jobs[0].Seq, Status: "delivered", StatusCode: 204, At: next}}})
 	ds, _ = s.ListDeliveries(ctx, w.ID, "delivered", 0, 10)
 	if len(ds) != 1 || ds[0].Attempts != 2 || *ds[0].LastStatusCode != 204 {
 		t.Fatalf("delivered %+v", ds)
