@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -243,7 +244,7 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 	for i, post := range matched {
 		ids[i] = post.ExternalID
 	}
-	known, err := p.st.KnownExternalIDs(ctx, m.ProjectID, source, ids)
+	known, err := p.st.KnownMentionMonitors(ctx, m.ProjectID, source, ids)
 	if err != nil {
 		return counts, fmt.Errorf("looking up known posts: %w", err)
 	}
@@ -256,17 +257,25 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 		quota = p.cfg.QuotaFunc(pc.plan)
 	}
 
-	// Known posts need no classification: the store only adds this monitor
-	// to their monitor_ids. They go with the first batch.
+	// Known posts need no classification. One this monitor already has is
+	// a plain duplicate (a re-fetch: no write at all); for the others the
+	// store only adds this monitor to monitor_ids, with the first batch.
 	var first []store.NewMention
 	fresh := make([]Post, 0, len(matched))
 	for _, post := range matched {
-		if known[post.ExternalID] {
+		if mids, ok := known[post.ExternalID]; ok && slices.Contains(mids, m.ID) {
+			counts.Duplicates++
+			p.met.posts.Inc(source, "duplicate")
+		} else if ok {
 			first = append(first, store.NewMention{Source: source, ExternalID: post.ExternalID, URL: post.URL, AuthorHandle: post.AuthorHandle,
 				Text: post.Text, PublishedAt: post.PublishedAt, Engagement: post.Engagement, MonitorIDs: []string{m.ID}, Category: "other", Sentiment: "neutral"})
 		} else {
 			fresh = append(fresh, post)
 		}
+	}
+
+	if len(fresh) == 0 && len(first) == 0 {
+		return counts, nil
 	}
 
 	// Classify batch k+1 while batch k is being stored.

@@ -26,6 +26,10 @@ import (
 //	EARSHOT_BENCH_DIR      keep the database here and reuse its prefill
 //	EARSHOT_BENCH_SCAN     posts per fetch (default 250)
 //	EARSHOT_BENCH_WORKERS  fetches processed at once (default 4, the scheduler's default)
+//	EARSHOT_BENCH_RATE     offered posts/s in all (default 0: as fast as possible);
+//	                       latency is only meaningful below saturation
+//	EARSHOT_BENCH_REFETCH  percent of each fetch that repeats posts the monitor
+//	                       already has, as overlapping scans do (default 0)
 //
 // go test ./collect -run '^$' -bench PipelineThroughput -benchtime 50000x
 func BenchmarkPipelineThroughput(b *testing.B) {
@@ -33,6 +37,8 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	prefill := benchEnvInt("EARSHOT_BENCH_PREFILL", 20000)
 	scanSize := benchEnvInt("EARSHOT_BENCH_SCAN", 250)
 	workers := benchEnvInt("EARSHOT_BENCH_WORKERS", 4)
+	rate := benchEnvInt("EARSHOT_BENCH_RATE", 0)
+	refetch := min(benchEnvInt("EARSHOT_BENCH_REFETCH", 0), 95)
 	dir := os.Getenv("EARSHOT_BENCH_DIR")
 	if dir == "" {
 		dir = b.TempDir()
@@ -69,16 +75,27 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	for w := range workers {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			var prev []Post
+			done := 0
 			for {
 				first := next.Add(int64(scanSize)) - int64(scanSize)
 				if first >= int64(b.N) {
 					return
 				}
 				n := min(int64(scanSize), int64(b.N)-first)
+				if rate > 0 {
+					// Pace this worker at its share of the offered rate.
+					due := start.Add(time.Duration(float64(done) / (float64(rate) / float64(workers)) * float64(time.Second)))
+					time.Sleep(time.Until(due))
+				}
+				done += int(n)
 				posts := make([]Post, n)
-				for i := range posts {
+				repeat := min(int(n)*refetch/100, len(prev))
+				copy(posts, prev[:repeat])
+				for i := repeat; i < len(posts); i++ {
 					posts[i] = benchPost(rng, fmt.Sprintf("%s-%d", run, first+int64(i)))
 				}
+				prev = posts
 				c, err := p.Process(ctx, monitors[w], "x", posts)
 				if err != nil {
 					b.Error(err)
@@ -101,8 +118,13 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	b.ReportMetric(float64(p99.Milliseconds()), "p99_ms_to_event")
 	b.ReportMetric(float64(stored.Load()), "stored")
 	b.ReportMetric(float64(irrelevant.Load()), "irrelevant")
-	b.Logf("prefill %d, %d posts in %v: %.0f posts/s, p99 post→mention.created %v (%d relevant events)",
-		prefill, b.N, elapsed.Round(time.Millisecond), float64(b.N)/elapsed.Seconds(), p99, len(latencies))
+	p50 := time.Duration(0)
+	if len(latencies) > 0 {
+		p50 = latencies[len(latencies)/2]
+	}
+	b.Logf("prefill %d, %d posts (%d%% re-fetched, offered %d/s) in %v: %.0f posts/s, %d stored; post→mention.created p50 %v p99 %v (%d events)",
+		prefill, b.N, refetch, rate, elapsed.Round(time.Millisecond), float64(b.N)/elapsed.Seconds(), stored.Load(),
+		p50.Round(time.Millisecond), p99.Round(time.Millisecond), len(latencies))
 }
 
 func benchEnvInt(name string, def int) int {
