@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+)
+
+// Before a session exists, forms are protected by the cross-origin check
+// plus a double-submit token (cookie == hidden field).
+func (u *UI) preCSRF(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(preCSRFCookie); err == nil && len(c.Value) >= 20 {
+		return c.Value
+	}
+	t := randString(24)
+	u.setCookie(w, preCSRFCookie, t, 3600)
+	return t
+}
+
+func (u *UI) checkPreCSRF(r *http.Request) error {
+	if err := u.cop.Check(r); err != nil {
+		return err
+	}
+	c, err := r.Cookie(preCSRFCookie)
+	got := r.PostFormValue(csrfField)
+	if err != nil || got == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(got)) != 1 {
+		return errors.New("missing or invalid CSRF token")
+	}
+	return nil
+}
+
+type authData struct {
+	Title, CSRF, Next, Email, Error, Param string
+	Form                                   url.Values
+	Public                                 bool
+}
+
+func (d authData) FieldErr(name string) string {
+	if d.Param == name {
+		return d.Error
+	}
+	return ""
+}
+
+func (d authData) V(name string) string { return d.Form.Get(name) }
+
+func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s, err := u.loadSession(r); err == nil && s != nil {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if n, err := u.store.CountUsers(r.Context()); err == nil && n == 0 {
+		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		return
+	}
+	u.renderBare(w, http.StatusOK, "login", authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: localPath(r.URL.Query().Get("next"), "/")})
+}
+
+func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.ParseForm()
+	if err := u.checkPreCSRF(r); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
+	next := localPath(r.PostFormValue("next"), "/")
+	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email}
+	res, err := u.svc.Login(r.Context(), email, pw)
+	if err != nil {
+		e, known := capability.AsError(err, "user")
+		if !known {
+			u.log.Error("login", "err", err)
+		}
+		d.Error = e.Message
+		u.renderBare(w, e.Status, "login", d)
+		return
+	}
+	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
+	u.setCookie(w, preCSRFCookie, "", -1)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (u *UI) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	if err := u.store.DeleteSession(r.Context(), s.sess.ID); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	u.setCookie(w, SessionCookie, "", -1)
+	u.setCookie(w, projectCookie, "", -1)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// switchProject sets the current-project cookie after checking membership.
+func (u *UI) switchProject(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		u.toLogin(w, r)
+		return
+	}
+	if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	id := r.PostFormValue("project")
+	if _, err := u.svc.SessionPrincipal(r.Context(), s.sess, id, ""); err != nil || id == "" {
+		http.Error(w, "project not found", http.StatusNotFound)
+		return
+	}
+	u.setCookie(w, projectCookie, id, 365*24*3600)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// setupPage is the first-run page: it creates the owner and a first
+// project, and only exists while there is no user at all.
+func (u *UI) setupPage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	n, err := u.store.CountUsers(r.Context())
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if n > 0 {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	u.renderBare(w, http.StatusOK, "setup", authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r)})
+}
+
+func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.ParseForm()
+	if err := u.checkPreCSRF(r); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	ctx := r.Context()
+	n, err := u.store.CountUsers(ctx)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if n > 0 {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	d := authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r), Form: r.PostForm}
+	fail := func(e *capability.Error) {
+		d.Error, d.Param = e.Message, e.Param
+		u.renderBare(w, e.Status, "setup", d)
+	}
+	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
+	projName := strings.TrimSpace(r.PostFormValue("project_name"))
+	if projName == "" {
+		fail(capability.Invalid("project_name", "name your first project (your brand)"))
+		return
+	}
+	// Validate the project input before creating the user.
+	if _, e := u.decode("create_project", url.Values{"name": {projName}, "website": {r.PostFormValue("website")}}, false); e != nil {
+		if e.Param == "name" {
+			e.Param = "project_name"
+		}
+		fail(e)
+		return
+	}
+	user, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
+	if err != nil {
+		e, _ := capability.AsError(err, "user")
+		fail(e)
+		return
+	}
+	res, err := u.svc.Login(ctx, email, pw)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	sess, err := u.store.SessionByToken(ctx, res.Token)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	p := &capability.Principal{Kind: capability.KindSession, UserID: user.ID, SessionID: sess.ID, Scopes: []string{capability.ProjectsRead, capability.ProjectsWrite}}
+	o := u.run(ctx, p, "create_project", url.Values{"name": {projName}, "website": {r.PostFormValue("website")}}, false)
+	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
+	if o.Err == nil {
+		if out, ok := o.Data.(*capability.CreateProjectOut); ok {
+			u.setCookie(w, projectCookie, out.ID, 365*24*3600)
+		}
+	}
+	u.setCookie(w, flashCookie, url.QueryEscape("Welcome! Create a monitor to start collecting mentions."), 60)
+	http.Redirect(w, r, "/monitors/new", http.StatusSeeOther)
+}
+
+// newProject shows the create-project form (also the landing page of a user
+// without any project).
+func (u *UI) newProject(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "New project", "settings"
+	u.render(w, pg, "project_new")
+}

@@ -1,0 +1,254 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+)
+
+// formValues turns HTML form (or query) values into the raw JSON values
+// Capability.Decode takes, guided by the declared field types, so forms get
+// exactly the validation REST and MCP get. query drops every empty value
+// (an empty filter control means "no filter").
+func formValues(c *capability.Capability, vals url.Values, query bool) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, f := range c.Fields {
+		if t := deref(f.Type); t.Kind() == reflect.Struct && t != reflect.TypeFor[capability.NullString]() {
+			if obj := structValues(t, f.Name+".", vals); obj != nil {
+				out[f.Name] = obj
+			}
+			continue
+		}
+		vs, ok := vals[f.Name]
+		if !ok {
+			continue
+		}
+		if raw, ok := fieldValue(f, vs, query); ok {
+			out[f.Name] = raw
+		}
+	}
+	return out
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// structValues builds a nested object (e.g. filters) from "prefix.key"
+// values; nil when none is set.
+func structValues(t reflect.Type, prefix string, vals url.Values) json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name := strings.Split(sf.Tag.Get("json"), ",")[0]
+		if name == "" || name == "-" {
+			continue
+		}
+		vs, ok := vals[prefix+name]
+		if !ok {
+			continue
+		}
+		f := capability.Field{Name: name, Type: sf.Type}
+		if raw, ok := fieldValue(f, vs, true); ok {
+			obj[name] = raw
+		}
+	}
+	if len(obj) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+func fieldValue(f capability.Field, vs []string, query bool) (json.RawMessage, bool) {
+	last := ""
+	if len(vs) > 0 {
+		last = vs[len(vs)-1]
+	}
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	if f.Type == reflect.TypeFor[capability.NullString]() {
+		if strings.TrimSpace(last) == "" {
+			if query {
+				return nil, false
+			}
+			return json.RawMessage("null"), true
+		}
+		return str(last), true
+	}
+	t := deref(f.Type)
+	switch t.Kind() {
+	case reflect.String:
+		if last == "" && !f.Required && (query || f.Format != "" || f.MinLen > 0 || len(f.Enum) > 0) {
+			return nil, false
+		}
+		return str(last), true
+	case reflect.Int, reflect.Int64:
+		s := strings.TrimSpace(last)
+		if s == "" {
+			return nil, false
+		}
+		if _, err := strconv.Atoi(s); err != nil {
+			return str(s), true // Decode reports the type error against this field
+		}
+		return json.RawMessage(s), true
+	case reflect.Bool:
+		switch strings.ToLower(strings.TrimSpace(last)) {
+		case "true", "on", "1", "yes":
+			return json.RawMessage("true"), true
+		case "false", "0", "no", "off":
+			return json.RawMessage("false"), true
+		case "":
+			return nil, false
+		}
+		return str(last), true
+	case reflect.Slice:
+		items := []string{}
+		sep := func(r rune) bool { return r == '\n' || r == '\r' || (f.Format != "uri" && r == ',') }
+		for _, v := range vs {
+			for _, part := range strings.FieldsFunc(v, sep) {
+				if p := strings.TrimSpace(part); p != "" {
+					items = append(items, p)
+				}
+			}
+		}
+		if query && len(items) == 0 {
+			return nil, false
+		}
+		b, _ := json.Marshal(items)
+		return b, true
+	}
+	return str(last), true
+}
+
+// decode builds a capability input from form values.
+func (u *UI) decode(name string, vals url.Values, query bool) (any, *capability.Error) {
+	c, ok := u.svc.Capability(name)
+	if !ok {
+		return nil, capability.NotFound("operation")
+	}
+	in, err := c.Decode(formValues(c, vals, query), nil)
+	if err != nil {
+		e, _ := capability.AsError(err, "input")
+		return nil, e
+	}
+	return in, nil
+}
+
+// run decodes and executes in one step.
+func (u *UI) run(ctx context.Context, p *capability.Principal, name string, vals url.Values, query bool) capability.Outcome {
+	in, e := u.decode(name, vals, query)
+	if e != nil {
+		return capability.Outcome{Status: e.Status, Err: e}
+	}
+	return u.exec(ctx, p, name, in)
+}
+
+// showOnce lists the capabilities whose result carries a secret shown once:
+// the page is rendered in the POST response instead of redirecting.
+var showOnce = map[string]bool{"create_webhook": true, "rotate_webhook_secret": true, "create_api_key": true, "invite_member": true, "create_alert": true}
+
+var doneMessages = map[string]string{
+	"update_mention_status": "Status changed.", "create_monitor": "Monitor created; the first scan has started.",
+	"update_monitor": "Monitor saved.", "delete_monitor": "Monitor deleted; its mentions stay.",
+	"create_mention_view": "View saved.", "delete_mention_view": "View deleted.",
+	"set_public_dashboard": "Public page updated.", "delete_project": "Project archived.",
+}
+
+// action is POST /a/{capability}: the generic form binding. It decodes the
+// form into the capability's input, executes it for the session, then
+// redirects back (303) with a flash message, or re-renders the page it came
+// from with the error next to its field (or with a secret to show once).
+func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		u.toLogin(w, r)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	name := ps.ByName("cap")
+	c, ok := u.svc.Capability(name)
+	if !ok || !c.Write {
+		http.NotFound(w, r)
+		return
+	}
+	back := localPath(r.PostForm.Get("_back"), "/")
+	p := s.p
+	if c.NoProject {
+		p = u.userPrincipal(s)
+	}
+	form := url.Values{}
+	for k, v := range r.PostForm {
+		if !strings.HasPrefix(k, "_") {
+			form[k] = v
+		}
+	}
+	o := u.run(r.Context(), p, name, form, false)
+	if o.Err != nil {
+		u.rerender(w, r, back, &actionState{err: o.Err, cap: name, form: form})
+		return
+	}
+	switch name {
+	case "create_project":
+		if out, ok := o.Data.(*capability.CreateProjectOut); ok {
+			u.setCookie(w, projectCookie, out.ID, 365*24*3600)
+		}
+		back = "/"
+	case "create_monitor":
+		back = "/monitors"
+	case "invite_member":
+		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.TemporaryPassword == nil {
+			break // nothing secret to show
+		}
+		fallthrough
+	default:
+		if showOnce[name] {
+			u.rerender(w, r, back, &actionState{cap: name, result: o.Data})
+			return
+		}
+	}
+	msg := doneMessages[name]
+	if msg == "" {
+		msg = c.Title + ": done."
+	}
+	u.setCookie(w, flashCookie, url.QueryEscape(msg), 60)
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// rerender renders the GET page at back with the action's state.
+func (u *UI) rerender(w http.ResponseWriter, r *http.Request, back string, st *actionState) {
+	bu, _ := url.Parse(back)
+	h, params, _ := u.pages.Lookup(http.MethodGet, bu.Path)
+	if h == nil {
+		bu, _ = url.Parse("/")
+		h, params, _ = u.pages.Lookup(http.MethodGet, "/")
+	}
+	r2 := r.Clone(context.WithValue(r.Context(), actionKey{}, st))
+	r2.Method = http.MethodGet
+	r2.URL = bu
+	r2.RequestURI = bu.RequestURI()
+	r2.Form, r2.PostForm = nil, nil
+	h(w, r2, params)
+}
+
+func (u *UI) forbidden(w http.ResponseWriter, err error) {
+	u.renderBare(w, http.StatusForbidden, "error", map[string]any{"Title": "Request refused", "Message": "This form has expired or came from another site (" + err.Error() + "). Go back, reload the page and try again."})
+}

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+	"earshot/store"
+)
+
+type monitorsData struct {
+	Monitors []*store.Monitor
+	Groups   map[string]string
+}
+
+func (u *UI) monitors(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Monitors", "monitors"
+	d := &monitorsData{Groups: map[string]string{}}
+	o := u.exec(r.Context(), pg.P, "list_monitors", &capability.Empty{})
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	d.Monitors = o.Data.(*capability.MonitorsOut).Monitors
+	for _, g := range u.keywordGroups(r, pg.P) {
+		d.Groups[g.ID] = g.Name
+	}
+	pg.Data = d
+	u.render(w, pg, "monitors")
+}
+
+func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*store.KeywordGroup {
+	if o := u.exec(r.Context(), p, "list_keyword_groups", &capability.Empty{}); o.Err == nil {
+		return o.Data.(*capability.GroupsOut).KeywordGroups
+	}
+	return nil
+}
+
+type monitorFormData struct {
+	M         *store.Monitor
+	New       bool
+	Cap       string
+	Groups    []*store.KeywordGroup
+	Sources   []string
+	Backfills []int
+	Modes     []string
+}
+
+// monitorForm is the create (/monitors/new) and edit form.
+func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
+	pg.Nav = "monitors"
+	d := &monitorFormData{Sources: capability.SourceValues, Backfills: []int{24, 72, 168, 720, 1440, 2160, 4320}, Modes: []string{"any", "all", "phrase"},
+		Groups: u.keywordGroups(r, pg.P)}
+	id := ps.ByName("id")
+	if id == "new" {
+		pg.Title, d.New, d.Cap = "New monitor", true, "create_monitor"
+		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
+	} else {
+		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
+		if o.Err != nil {
+			u.failPage(w, pg, o.Err)
+			return
+		}
+		d.M, d.Cap = o.Data.(*store.Monitor), "update_monitor"
+		pg.Title = "Edit " + d.M.Name
+	}
+	pg.Data = d
+	u.render(w, pg, "monitor_form")
+}
+
+// preview runs preview_monitor on the draft in the form and returns the
+// rendered matches.
+func (u *UI) preview(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
+	vals := url.Values{}
+	for _, k := range []string{"keywords", "exclude_keywords", "query_mode", "watch_accounts", "sources"} {
+		if v, ok := r.Form[k]; ok {
+			vals[k] = v
+		}
+	}
+	vals.Set("limit", "10")
+	c, _ := u.svc.Capability("preview_monitor")
+	raw := formValues(c, vals, true) // empty draft lists are left out
+	in, err := c.Decode(raw, nil)
+	if err != nil {
+		e, _ := capability.AsError(err, "input")
+		return nil, e
+	}
+	o := u.exec(r.Context(), s.p, "preview_monitor", in)
+	if o.Err != nil {
+		return nil, o.Err
+	}
+	out := o.Data.(*capability.PreviewOut)
+	html, ferr := u.fragment("monitor_form", "preview", out)
+	if ferr != nil {
+		u.log.Error("preview", "err", ferr)
+		return nil, capability.Internal()
+	}
+	return map[string]any{"html": html, "matched": out.Matched, "scanned": out.Scanned, "summary": strconv.Itoa(out.Matched) + " of the " + strconv.Itoa(out.Scanned) + " newest stored mentions match"}, nil
+}
+
+// failPage renders an error (404, 403…) inside the layout.
+func (u *UI) failPage(w http.ResponseWriter, pg *page, e *capability.Error) {
+	pg.Status = e.Status
+	if pg.Title == "" {
+		pg.Title = "Error"
+	}
+	pg.Data = e
+	u.render(w, pg, "fail")
+}

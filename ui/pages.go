@@ -1,0 +1,142 @@
+package ui
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+	"earshot/store"
+)
+
+// listPage renders a page whose data is one capability's output.
+func (u *UI) listPage(w http.ResponseWriter, r *http.Request, pg *page, tpl, capName string, in url.Values) {
+	o := u.run(r.Context(), pg.P, capName, in, true)
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	pg.Data = o.Data
+	u.render(w, pg, tpl)
+}
+
+type groupsData struct {
+	Groups  []*store.KeywordGroup
+	SOV     *capability.SOVOut
+	SOVErr  *capability.Error
+	Chart   chart
+	Preset  string
+	Presets []string
+}
+
+func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Share of voice", "groups"
+	d := &groupsData{Groups: u.keywordGroups(r, pg.P), Preset: r.URL.Query().Get("date_preset"),
+		Presets: []string{"last_7_days", "last_30_days", "last_90_days", "month_to_date"}}
+	if d.Preset == "" {
+		d.Preset = "last_30_days"
+	}
+	o := u.run(r.Context(), pg.P, "get_share_of_voice", url.Values{"date_preset": {d.Preset}}, true)
+	if o.Err != nil {
+		d.SOVErr = o.Err
+	} else {
+		d.SOV = o.Data.(*capability.SOVOut)
+		d.Chart = sovChart(d.SOV)
+	}
+	pg.Data = d
+	u.render(w, pg, "groups")
+}
+
+type alertsData struct {
+	Alerts  []*store.Alert
+	Options map[string][]string
+}
+
+func (u *UI) alerts(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Alerts", "alerts"
+	o := u.exec(r.Context(), pg.P, "list_alerts", &capability.Empty{})
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	pg.Data = &alertsData{Alerts: o.Data.(*capability.AlertsOut).Alerts, Options: filterOptions}
+	u.render(w, pg, "alerts")
+}
+
+func (u *UI) webhooks(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Webhooks", "webhooks"
+	if !pg.Can(capability.WebhooksWrite) {
+		u.failPage(w, pg, capability.Forbidden("your role cannot manage webhooks"))
+		return
+	}
+	u.listPage(w, r, pg, "webhooks", "list_webhooks", nil)
+}
+
+type deliveriesData struct {
+	Webhook *store.Webhook
+	Out     *capability.DeliveriesOut
+	Status  string
+}
+
+func (u *UI) webhookDeliveries(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
+	pg.Title, pg.Nav = "Webhook deliveries", "webhooks"
+	q := url.Values{"id": {ps.ByName("id")}}
+	for _, k := range []string{"status", "cursor"} {
+		if v := r.URL.Query().Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	o := u.run(r.Context(), pg.P, "list_webhook_deliveries", q, true)
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	d := &deliveriesData{Out: o.Data.(*capability.DeliveriesOut), Status: q.Get("status")}
+	if lo := u.exec(r.Context(), pg.P, "list_webhooks", &capability.Empty{}); lo.Err == nil {
+		for _, wh := range lo.Data.(*capability.WebhooksOut).Webhooks {
+			if wh.ID == ps.ByName("id") {
+				d.Webhook = wh
+			}
+		}
+	}
+	pg.Data = d
+	u.render(w, pg, "deliveries")
+}
+
+func (u *UI) categories(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Categories", "categories"
+	u.listPage(w, r, pg, "categories", "list_categories", nil)
+}
+
+func (u *UI) members(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Members", "members"
+	u.listPage(w, r, pg, "members", "list_members", nil)
+}
+
+func (u *UI) keys(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "API keys", "keys"
+	o := u.exec(r.Context(), pg.P, "list_api_keys", &capability.Empty{})
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	pg.Data = map[string]any{"Keys": o.Data.(*capability.KeysOut).Keys, "Scopes": capability.AllScopes, "RoleScopes": capability.RoleScopes[pg.P.Role]}
+	u.render(w, pg, "keys")
+}
+
+func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Account", "account"
+	pg.Data = pg.User
+	u.render(w, pg, "account")
+}
+
+func (u *UI) usage(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Usage", "usage"
+	u.listPage(w, r, pg, "usage", "get_usage", nil)
+}
+
+func (u *UI) settings(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Project settings", "settings"
+	u.listPage(w, r, pg, "settings", "get_project", url.Values{"id": {pg.Project.ID}})
+}

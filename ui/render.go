@@ -1,0 +1,288 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"earshot/store"
+)
+
+type templates struct {
+	pages map[string]*template.Template
+}
+
+var funcs = template.FuncMap{
+	"ago":        ago,
+	"absTime":    absTime,
+	"join":       func(xs []string, sep string) string { return strings.Join(xs, sep) },
+	"has":        func(xs []string, x string) bool { return contains(xs, x) },
+	"label":      label,
+	"sourceIcon": sourceIcon,
+	"sourceName": sourceName,
+	"urgencyClass": func(n int) string {
+		switch {
+		case n >= 70:
+			return "urg-high"
+		case n >= 40:
+			return "urg-mid"
+		}
+		return "urg-low"
+	},
+	"deref": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
+	"pct": func(a, b int) int {
+		if b <= 0 {
+			return 0
+		}
+		return min(100, a*100/b)
+	},
+	"money": func(f float64) string { return fmt.Sprintf("$%.4f", f) },
+	"json": func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	},
+	"str": func(v any) string {
+		if v == nil {
+			return ""
+		}
+		return fmt.Sprint(v)
+	},
+	"seq": func(xs ...string) []string { return xs },
+	"filterLabel": func(k string) string {
+		return map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}[k]
+	},
+	"viewFilters": func(q url.Values) map[string]string {
+		out := map[string]string{}
+		for _, k := range viewKeys {
+			if v := q.Get(k); v != "" {
+				out[k] = v
+			}
+		}
+		return out
+	},
+	"stAction": func(s string) string {
+		return map[string]string{"reviewed": "Reviewed", "done": "Done", "ignored": "Ignore", "new": "New"}[s]
+	},
+	"backfill": func(h int) string {
+		if h < 48 {
+			return fmt.Sprintf("%d hours", h)
+		}
+		return fmt.Sprintf("%d days", h/24)
+	},
+	"safeCSS": func(s string) template.CSS {
+		if strings.HasPrefix(s, "#") && len(s) == 7 {
+			return template.CSS(s)
+		}
+		return ""
+	},
+	"filterText": func(raw json.RawMessage) string {
+		q := viewQuery(raw)
+		var parts []string
+		for k := range q {
+			parts = append(parts, k+"="+q.Get(k))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, ", ")
+	},
+	"splitNav": func(s string) []string { return strings.SplitN(s, ":", 3) },
+	"dict":     dict,
+	"host": func(s string) string {
+		if u, err := url.Parse(s); err == nil && u.Host != "" {
+			return strings.TrimPrefix(u.Host, "www.")
+		}
+		return s
+	},
+}
+
+func dict(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[fmt.Sprint(kv[i])] = kv[i+1]
+	}
+	return m
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func mustTemplates() *templates {
+	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/_*.html"))
+	t := &templates{pages: map[string]*template.Template{}}
+	files, _ := fs.Glob(templateFS, "templates/*.html")
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "templates/"), ".html")
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		t.pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, f))
+	}
+	return t
+}
+
+// render writes a dashboard page (layout + page content).
+func (u *UI) render(w http.ResponseWriter, pg *page, name string) {
+	u.write(w, pg.Status, name, "layout", pg)
+}
+
+// renderBare writes a page with the minimal layout (login, setup, errors,
+// the public page).
+func (u *UI) renderBare(w http.ResponseWriter, status int, name string, data any) {
+	u.write(w, status, name, "bare", data)
+}
+
+// fragment renders one named template (rows for the inbox's JavaScript).
+func (u *UI) fragment(name, tpl string, data any) (string, error) {
+	var b bytes.Buffer
+	t := u.tpl.pages[name]
+	if t == nil {
+		return "", fmt.Errorf("no template %s", name)
+	}
+	if err := t.ExecuteTemplate(&b, tpl, data); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data any) {
+	t := u.tpl.pages[name]
+	if t == nil {
+		http.Error(w, "no template "+name, http.StatusInternalServerError)
+		return
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, layout, data); err != nil {
+		u.log.Error("ui template", "template", name, "err", err)
+		http.Error(w, "template error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
+	}
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+func parseTime(s string) (time.Time, bool) {
+	t, err := store.ParseTime(s)
+	if err != nil {
+		t, err = time.Parse(time.RFC3339Nano, s)
+	}
+	return t, err == nil
+}
+
+func ago(s any) string {
+	var str string
+	switch v := s.(type) {
+	case string:
+		str = v
+	case *string:
+		if v == nil {
+			return "never"
+		}
+		str = *v
+	}
+	t, ok := parseTime(str)
+	if !ok {
+		return str
+	}
+	d := time.Since(t)
+	switch {
+	case d < 0:
+		return "in " + short(-d)
+	case d < time.Minute:
+		return "just now"
+	}
+	return short(d) + " ago"
+}
+
+func short(d time.Duration) string {
+	switch {
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return fmt.Sprintf("%dmo", int(d.Hours()/24/30))
+}
+
+func absTime(s any) string {
+	var str string
+	switch v := s.(type) {
+	case string:
+		str = v
+	case *string:
+		if v == nil {
+			return ""
+		}
+		str = *v
+	}
+	t, ok := parseTime(str)
+	if !ok {
+		return str
+	}
+	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+}
+
+var labels = map[string]string{
+	"bug_report": "Bug report", "complaint": "Complaint", "misinformation": "Misinformation", "product_idea": "Product idea",
+	"testimonial": "Testimonial", "other": "Other", "positive": "Positive", "neutral": "Neutral", "negative": "Negative",
+	"new": "New", "reviewed": "Reviewed", "done": "Done", "ignored": "Ignored", "any": "Any keyword", "all": "All keywords", "phrase": "Exact phrase",
+	"today": "Today", "last_24_hours": "Last 24 hours", "last_7_days": "Last 7 days", "last_30_days": "Last 30 days",
+	"last_90_days": "Last 90 days", "month_to_date": "Month to date", "all_time": "All time",
+	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending",
+	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
+	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
+	"delivered": "Delivered", "failed": "Failed",
+}
+
+func label(s string) string {
+	if l, ok := labels[s]; ok {
+		return l
+	}
+	return s
+}
+
+var sourceNames = map[string]string{"x": "X", "reddit": "Reddit", "youtube": "YouTube", "linkedin": "LinkedIn", "threads": "Threads",
+	"hn": "Hacker News", "news": "News", "reviews": "Reviews"}
+
+func sourceName(s string) string {
+	if n, ok := sourceNames[s]; ok {
+		return n
+	}
+	return s
+}
+
+// sourceIcon is a small text badge per platform (no external assets).
+func sourceIcon(s string) template.HTML {
+	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "hn": "Y", "news": "N", "reviews": "★"}[s]
+	if short == "" {
+		short = "•"
+	}
+	return template.HTML(`<span class="src src-` + template.HTMLEscapeString(s) + `" aria-hidden="true">` + template.HTMLEscapeString(short) + `</span>`)
+}

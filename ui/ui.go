@@ -1,0 +1,385 @@
+// Package ui is Earshot's dashboard and public pages: server-rendered
+// html/template pages with a little progressive JavaScript, embedded in the
+// binary. It is a thin binding over the capability catalogue: every read and
+// every change goes through Service.Execute with the session's principal,
+// exactly as REST and MCP do, so validation and authorization are shared.
+package ui
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"earshot/capability"
+	"earshot/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Cookie names.
+const (
+	SessionCookie = "earshot_session"
+	projectCookie = "earshot_project"
+	flashCookie   = "earshot_flash"
+	preCSRFCookie = "earshot_precsrf" // double-submit token for forms before login
+	csrfField     = "_csrf"
+	csrfHeader    = "X-CSRF-Token"
+)
+
+// UI serves the dashboard and the public pages.
+type UI struct {
+	svc    *capability.Service
+	store  *store.Store
+	log    *slog.Logger
+	secure bool // cookies get Secure (the base URL is https)
+	tpl    *templates
+	pages  *httprouter.Router // GET pages, also used to re-render after a failed action
+	cop    *http.CrossOriginProtection
+	now    func() time.Time
+}
+
+// New builds the UI over the capability service.
+func New(svc *capability.Service) *UI {
+	u := &UI{svc: svc, store: svc.Store, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"),
+		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }}
+	if u.log == nil {
+		u.log = slog.Default()
+	}
+	u.tpl = mustTemplates()
+	return u
+}
+
+// Mount registers the UI's routes on r. Routes are explicit (httprouter
+// cannot mix a root catch-all with /api/v1).
+func (u *UI) Mount(r *httprouter.Router) {
+	u.pages = httprouter.New()
+	page := func(path string, h pageHandler) {
+		hh := u.authed(h)
+		r.GET(path, hh)
+		u.pages.GET(path, hh)
+	}
+	page("/", u.inbox)
+	page("/inbox", u.inbox)
+	page("/monitors", u.monitors)
+	page("/monitors/:id", u.monitorForm)
+	page("/groups", u.groups)
+	page("/alerts", u.alerts)
+	page("/webhooks", u.webhooks)
+	page("/webhooks/:id", u.webhookDeliveries)
+	page("/categories", u.categories)
+	page("/members", u.members)
+	page("/keys", u.keys)
+	page("/account", u.account)
+	page("/usage", u.usage)
+	page("/settings", u.settings)
+	page("/projects/new", u.newProject)
+
+	r.GET("/login", u.loginPage)
+	r.POST("/login", u.loginSubmit)
+	r.GET("/setup", u.setupPage)
+	r.POST("/setup", u.setupSubmit)
+	r.POST("/logout", u.logout)
+	r.POST("/switch", u.switchProject)
+	r.POST("/a/:cap", u.action)
+
+	// Small JSON/fragment endpoints for the inbox's JavaScript.
+	r.GET("/ui/mentions", u.authedAPI(u.mentionRows))
+	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
+	r.POST("/ui/status", u.authedAPI(u.setStatus))
+	r.POST("/ui/preview", u.authedAPI(u.preview))
+
+	r.GET("/p/:slug", u.publicPage)
+
+	sub, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	r.GET("/static/*filepath", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, req)
+	})
+}
+
+// ---- sessions and principals ----
+
+// session is the logged-in user of a request.
+type session struct {
+	token string
+	sess  *store.Session
+	user  *store.User
+	p     *capability.Principal // in the current project ("" when the user has none)
+	projs []*store.Project
+	cur   *store.Project
+}
+
+var errNoSession = errors.New("no session")
+
+// loadSession resolves the session cookie and the current project (cookie,
+// validated by membership; else the user's first project).
+func (u *UI) loadSession(r *http.Request) (*session, error) {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil || c.Value == "" {
+		return nil, errNoSession
+	}
+	ctx := r.Context()
+	sess, err := u.store.SessionByToken(ctx, c.Value)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoSession
+	}
+	if err != nil {
+		return nil, err
+	}
+	user, err := u.store.UserByID(ctx, sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	projs, err := u.store.ProjectsForUser(ctx, sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{token: c.Value, sess: sess, user: user, projs: projs}
+	want := ""
+	if pc, err := r.Cookie(projectCookie); err == nil {
+		want = pc.Value
+	}
+	var cur *store.Project
+	for _, pr := range projs {
+		if pr.ID == want {
+			cur = pr
+		}
+	}
+	if cur == nil && len(projs) > 0 {
+		cur = projs[0]
+	}
+	if cur != nil {
+		// Membership is checked again by SessionPrincipal, as for REST.
+		s.p, err = u.svc.SessionPrincipal(ctx, sess, cur.ID, "")
+		if err != nil {
+			return nil, err
+		}
+		s.cur = cur
+	} else {
+		s.p = u.userPrincipal(s)
+	}
+	return s, nil
+}
+
+// userPrincipal is the session without a project, for project-less
+// capabilities (create_project, update_account): what REST gives a session
+// that sends no Earshot-Project header.
+func (u *UI) userPrincipal(s *session) *capability.Principal {
+	return &capability.Principal{Kind: capability.KindSession, UserID: s.sess.UserID, SessionID: s.sess.ID,
+		Scopes: []string{capability.ProjectsRead, capability.ProjectsWrite}}
+}
+
+// csrfToken is an HMAC keyed by the session token: unforgeable without the
+// (HttpOnly) cookie, stable across restarts, different per session.
+func csrfToken(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("earshot-csrf-v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// checkCSRF refuses cross-origin requests (Sec-Fetch-Site / Origin) and a
+// missing or wrong token.
+func (u *UI) checkCSRF(r *http.Request, want string) error {
+	if err := u.cop.Check(r); err != nil {
+		return err
+	}
+	got := r.Header.Get(csrfHeader)
+	if got == "" {
+		got = r.PostFormValue(csrfField)
+	}
+	if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		return errors.New("missing or invalid CSRF token")
+	}
+	return nil
+}
+
+func (u *UI) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, Secure: u.secure,
+		SameSite: http.SameSiteLaxMode, MaxAge: maxAge})
+}
+
+func randString(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ---- page plumbing ----
+
+type pageHandler func(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params)
+
+// page is what every dashboard template gets.
+type page struct {
+	Title    string
+	Nav      string
+	User     *store.User
+	P        *capability.Principal
+	Projects []*store.Project
+	Project  *store.Project
+	CSRF     string
+	Flash    string
+	Err      *capability.Error // the failed action being re-rendered
+	ErrCap   string            // its capability
+	Result   any               // a successful action's output shown once (secrets)
+	ResCap   string
+	Form     url.Values // the submitted form, to refill the controls
+	Path     string     // this page's path and query, for _back
+	Data     any
+	Now      time.Time
+	Status   int
+}
+
+// Can reports whether the current principal holds scope.
+func (p *page) Can(scope string) bool { return p.P != nil && p.P.Has(scope) }
+
+// FieldErr is the message of the failed action when it names field.
+func (p *page) FieldErr(field string) string {
+	if p.Err == nil || p.Err.Param == "" {
+		return ""
+	}
+	if p.Err.Param == field || strings.HasPrefix(p.Err.Param, field+"[") || strings.HasPrefix(p.Err.Param, field+".") {
+		return p.Err.Message
+	}
+	return ""
+}
+
+// FormErr is the message of the failed action when no shown field takes it.
+func (p *page) FormErr(capName string, fields ...string) string {
+	if p.Err == nil || (capName != "" && p.ErrCap != capName) {
+		return ""
+	}
+	for _, f := range fields {
+		if p.FieldErr(f) != "" {
+			return ""
+		}
+	}
+	return p.Err.Message
+}
+
+// ErrFor is FieldErr limited to one capability's form.
+func (p *page) ErrFor(capName, field string) string {
+	if p.ErrCap != capName {
+		return ""
+	}
+	return p.FieldErr(field)
+}
+
+// V refills a control: the submitted value of the failed form of capName,
+// else def.
+func (p *page) V(capName, field string, def any) any {
+	if p.Form != nil && p.ErrCap == capName {
+		if vs, ok := p.Form[field]; ok {
+			return strings.Join(vs, "\n")
+		}
+	}
+	return def
+}
+
+type actionKey struct{}
+
+// actionState is carried into a page re-rendered after a POST.
+type actionState struct {
+	err    *capability.Error
+	cap    string
+	form   url.Values
+	result any
+}
+
+func (u *UI) authed(h pageHandler) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		s, err := u.loadSession(r)
+		if errors.Is(err, errNoSession) {
+			u.toLogin(w, r)
+			return
+		}
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		pg := u.newPage(w, r, s)
+		if s.cur == nil && r.URL.Path != "/projects/new" && r.URL.Path != "/account" {
+			http.Redirect(w, r, "/projects/new", http.StatusSeeOther)
+			return
+		}
+		h(w, r, pg, ps)
+	}
+}
+
+func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
+	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK}
+	if c, err := r.Cookie(flashCookie); err == nil {
+		if v, err := url.QueryUnescape(c.Value); err == nil {
+			pg.Flash = v
+		}
+		u.setCookie(w, flashCookie, "", -1)
+	}
+	if st, ok := r.Context().Value(actionKey{}).(*actionState); ok {
+		pg.Err, pg.ErrCap, pg.Form = st.err, st.cap, st.form
+		if st.err == nil {
+			pg.Result, pg.ResCap, pg.ErrCap = st.result, st.cap, ""
+		} else {
+			pg.Status = st.err.Status
+		}
+	}
+	return pg
+}
+
+func (u *UI) toLogin(w http.ResponseWriter, r *http.Request) {
+	n, err := u.store.CountUsers(r.Context())
+	if err == nil && n == 0 {
+		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		return
+	}
+	next := ""
+	if r.URL.Path != "/" {
+		next = "?next=" + url.QueryEscape(r.URL.RequestURI())
+	}
+	http.Redirect(w, r, "/login"+next, http.StatusSeeOther)
+}
+
+func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	u.log.Error("ui", "path", r.URL.Path, "err", err)
+	u.renderBare(w, http.StatusInternalServerError, "error", map[string]any{"Title": "Something went wrong", "Message": "An internal error occurred; it has been logged."})
+}
+
+// exec runs a capability for the page's principal.
+func (u *UI) exec(ctx context.Context, p *capability.Principal, name string, in any) capability.Outcome {
+	c, ok := u.svc.Capability(name)
+	if !ok {
+		return capability.Outcome{Status: 500, Err: capability.Internal()}
+	}
+	o := u.svc.Execute(ctx, c, p, in, "")
+	if o.Cause != nil {
+		u.log.Error("ui capability", "capability", name, "err", o.Cause)
+	}
+	return o
+}
+
+// localPath accepts only a same-site path (no scheme, no //host).
+func localPath(s, def string) string {
+	if s == "" || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
+		return def
+	}
+	if pu, err := url.Parse(s); err != nil || pu.Host != "" || pu.Scheme != "" {
+		return def
+	}
+	return s
+}

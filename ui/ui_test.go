@@ -1,0 +1,146 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"earshot/capability"
+	"earshot/server"
+	"earshot/store"
+)
+
+// env is a real server on a temp data dir with one owner, one project and
+// some mentions.
+type env struct {
+	t     *testing.T
+	st    *store.Store
+	svc   *capability.Service
+	http  *httptest.Server
+	owner *store.User
+	proj  *store.Project
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &env{t: t, st: st}
+	e.http = httptest.NewUnstartedServer(nil)
+	base := "http://" + e.http.Listener.Addr().String()
+	e.svc = capability.New(st, capability.Config{BaseURL: base, PlanQuotas: map[string]int{"trial": 1000}, AllowPrivateWebhooks: true}, slog.New(slog.DiscardHandler))
+	e.http.Config.Handler = server.New(e.svc, nil, server.Options{RateLimit: 10000, RateBurst: 10000})
+	e.http.Start()
+	t.Cleanup(e.http.Close)
+	return e
+}
+
+// seed creates the owner, a project and n mentions.
+func (e *env) seed(n int) {
+	ctx := context.Background()
+	u, err := e.svc.CreateUser(ctx, "owner@example.com", "password123", "Olive Owner")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.owner = u
+	p, err := e.st.CreateProject(ctx, u.ID, "Acme", nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.proj = p
+	e.ingest(n, "seed")
+}
+
+func (e *env) ingest(n int, prefix string) []*store.Mention {
+	cats := []string{"testimonial", "bug_report", "complaint", "product_idea", "other"}
+	var batch []store.NewMention
+	for i := 0; i < n; i++ {
+		batch = append(batch, store.NewMention{Source: "reddit", ExternalID: fmt.Sprintf("%s-%d", prefix, i), URL: fmt.Sprintf("https://reddit.example/%s/%d", prefix, i),
+			AuthorHandle: fmt.Sprintf("user%d", i), Text: fmt.Sprintf("Acme post %s number %d", prefix, i), PublishedAt: time.Now().Add(-time.Duration(i) * time.Minute),
+			IsRelevant: true, Category: cats[i%len(cats)], Sentiment: "positive", Urgency: i % 100, AISummary: "Summary " + prefix, Classifier: "builtin"})
+	}
+	res, err := e.st.IngestMentions(context.Background(), e.proj.ID, 0, batch)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res.Created
+}
+
+// client is a browser: cookie jar, no redirect following.
+type client struct {
+	e    *env
+	c    *http.Client
+	csrf string
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+var csrfRe = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+func (c *client) get(path string) (int, string, http.Header) {
+	c.e.t.Helper()
+	resp, err := c.c.Get(c.e.http.URL + path)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if m := csrfRe.FindSubmatch(b); m != nil {
+		c.csrf = string(m[1])
+	}
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (c *client) post(path string, form url.Values, withToken bool) (int, string, http.Header) {
+	c.e.t.Helper()
+	if withToken {
+		form.Set("_csrf", c.csrf)
+	}
+	resp, err := c.c.PostForm(c.e.http.URL+path, form)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (c *client) login(email string) {
+	c.e.t.Helper()
+	c.get("/login")
+	st, body, h := c.post("/login", url.Values{"email": {email}, "password": {"password123"}}, true)
+	if st != http.StatusSeeOther {
+		c.e.t.Fatalf("login: %d %s", st, body)
+	}
+	if h.Get("Location") != "/" {
+		c.e.t.Fatalf("login redirect to %q", h.Get("Location"))
+	}
+	c.get("/") // picks up the session CSRF token
+}
+
+func must(t *testing.T, body string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("body lacks %q", w)
+		}
+	}
+}
+
+func regexpMust(s string) *regexp.Regexp { return regexp.MustCompile(s) }
