@@ -120,7 +120,7 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			}
 			n++
 			for _, wid := range f.WebhookIDs {
-				if _, err := hook.ExecContext(ctx, uuid.NewString(), ev.ID, ev.Type, first, t, t, wid); err != nil {
+				if _, err := hook.ExecContext(ctx, newDeliveryID(), ev.ID, ev.Type, first, t, t, wid); err != nil {
 					return err
 				}
 			}
@@ -131,7 +131,7 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 				} else {
 					_, err = tx.ExecContext(ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
 						SELECT ?, id, project_id, 'instant', ?, ?, ?, ?, ?, ? FROM alerts WHERE id = ?`,
-						uuid.NewString(), toJSON([]string{ev.ID}), "["+string(a.Mention)+"]", ev.CreatedAt, first, t, t, a.AlertID)
+						newDeliveryID(), toJSON([]string{ev.ID}), "["+string(a.Mention)+"]", ev.CreatedAt, first, t, t, a.AlertID)
 				}
 				if err != nil {
 					return err
@@ -144,6 +144,17 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 		return 0, fmt.Errorf("dispatch events: %w", err)
 	}
 	return n, nil
+}
+
+// newDeliveryID is a time-ordered UUID (v7). Deliveries are written ten a
+// second per event and more; random v4 ids would land on a random page of
+// the unique id index each time and multiply what every commit writes.
+func newDeliveryID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
 }
 
 // Outbox names one of the two delivery queues.
@@ -238,48 +249,46 @@ type Job struct {
 func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error) {
 	q := o.sql()
 	nowS := FormatTime(now)
-	var jobs []*Job
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		jobs = nil
-		var active bool
-		if err := tx.QueryRowContext(ctx, `SELECT active FROM `+q.parent+` WHERE id = ?`, targetID).Scan(&active); err != nil {
-			if err == sql.ErrNoRows {
-				return nil
-			}
-			return err
-		}
-		if !active {
-			return nil
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.table+` d WHERE `+q.target+` = ? AND status = 'pending' ORDER BY seq LIMIT ?`, targetID, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var j Job
-			var next, lease sql.NullString
-			if err := rows.Scan(&j.Seq, &j.ID, &j.TargetID, &j.ProjectID, &j.EventID, &j.EventType, &j.Payload, &j.Attempts, &j.Replay,
-				&j.EventAt, &j.CreatedAt, &next, &lease); err != nil {
-				return err
-			}
-			if next.String > nowS || (lease.Valid && lease.String > nowS) {
-				break
-			}
-			jobs = append(jobs, &j)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
-		if len(jobs) == 0 {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ? WHERE seq = ?`, owner, FormatTime(leaseUntil), jobs[0].Seq)
-		return err
-	})
+	// Read on a reader connection: the writer is only needed for the one
+	// conditional update below, which also rejects a stale read.
+	rows, err := s.r.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.table+` d WHERE `+q.target+` = ? AND status = 'pending'
+		AND EXISTS (SELECT 1 FROM `+q.parent+` p WHERE p.id = d.`+q.target+` AND p.active = 1)
+		ORDER BY seq LIMIT ?`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
+	}
+	defer rows.Close()
+	var jobs []*Job
+	for rows.Next() {
+		var j Job
+		var next, lease sql.NullString
+		if err := rows.Scan(&j.Seq, &j.ID, &j.TargetID, &j.ProjectID, &j.EventID, &j.EventType, &j.Payload, &j.Attempts, &j.Replay,
+			&j.EventAt, &j.CreatedAt, &next, &lease); err != nil {
+			return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
+		}
+		if next.String > nowS || (lease.Valid && lease.String > nowS) {
+			break
+		}
+		jobs = append(jobs, &j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
+	}
+	rows.Close()
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	// The head is still pending, due and free, and still the head (only
+	// later deliveries are ever added), or someone else got there first.
+	res, err := s.w.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ?
+		WHERE seq = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+		AND NOT EXISTS (SELECT 1 FROM `+q.table+` e WHERE e.`+q.target+` = ? AND e.status = 'pending' AND e.seq < ?)`,
+		owner, FormatTime(leaseUntil), jobs[0].Seq, nowS, nowS, targetID, jobs[0].Seq)
+	if err != nil {
+		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, nil
 	}
 	return jobs, nil
 }
@@ -478,7 +487,7 @@ func (s *Store) FlushDigest(ctx context.Context, alertID string, cutoff, now tim
 		}
 		t := FormatTime(now)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
-			VALUES (?,?,?,'digest',?,?,?,?,?,?)`, uuid.NewString(), alertID, projectID, toJSON(ids), "["+strings.Join(mentions, ",")+"]", oldest, t, t, t); err != nil {
+			VALUES (?,?,?,'digest',?,?,?,?,?,?)`, newDeliveryID(), alertID, projectID, toJSON(ids), "["+strings.Join(mentions, ",")+"]", oldest, t, t, t); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM alert_digest_items WHERE alert_id = ? AND created_at < ? AND seq <= ?`, alertID, FormatTime(cutoff), maxSeq); err != nil {
