@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -59,6 +61,16 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 	}
 }
 
+// flagSet reports whether --name was given on the command line.
+func flagSet(args []string, name string) bool {
+	for _, a := range args {
+		if a == "-"+name || a == "--"+name || strings.HasPrefix(a, "-"+name+"=") || strings.HasPrefix(a, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 func envFloat(getenv func(string) string, key string, def float64) float64 {
 	if v := getenv(key); v != "" {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
@@ -80,6 +92,31 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	var collectorEnv func(string) string
+	var replayURL string
+	if demo {
+		// A fresh data dir, and every collector pointed at a local server
+		// replaying recorded platform responses: no credentials, no network.
+		if cfg.DataDir == envOr(getenv, "EARSHOT_DATA", "./earshot-data") && getenv("EARSHOT_DATA") == "" && !flagSet(args, "data") {
+			d, err := os.MkdirTemp("", "earshot-demo-")
+			if err != nil {
+				return err
+			}
+			cfg.DataDir = d
+		}
+		if _, err := os.Stat(filepath.Join(cfg.DataDir, "earshot.db")); err == nil {
+			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
+		}
+		rln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		replay := &http.Server{Handler: collect.NewReplayHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go replay.Serve(rln)
+		defer replay.Close()
+		replayURL = "http://" + rln.Addr().String()
+		collectorEnv = demoEnv(replayURL)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -99,7 +136,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	log := svc.Log
 	reg := metrics.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst})
-	app, err := startBackground(ctx, &cfg, svc, srv, reg, nil)
+	var info *DemoInfo
+	if demo {
+		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	app, err := startBackground(ctx, &cfg, svc, srv, reg, collectorEnv)
 	if err != nil {
 		ln.Close()
 		return err
@@ -108,7 +152,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data", cfg.DataDir)
-	if !demo {
+	if demo {
+		fmt.Fprintf(stdout, "Data dir: %s\n", cfg.DataDir)
+		printDemo(stdout, info)
+		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
+	} else {
 		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
 	}
 	select {
