@@ -63,6 +63,6 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 			d.Other = append(d.Other, pm)
 		}
 	}
-	w.Header().Set("Cache-Control", "public, max-age=60")
+	w.Header().Set("Cache-Control", "no-cache") // unpublishing must take effect at once
 	u.renderBare(w, http.StatusOK, "public", d)
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Browser end-to-end test: builds earshot, creates a user, project and API
+# key with the CLI, seeds mentions, starts `earshot serve` and drives the
+# dashboard in real Chromium (playwright-core, test.mjs).
+#   npm ci --prefix e2e/browser && e2e/browser/run.sh
+# Env: SEED_N (mentions to seed, default 80), CHROMIUM (default /usr/bin/chromium), PORT.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$(mktemp -d)
+DATA="$WORK/data"
+mkdir -p "$HERE/output"
+
+echo "building earshot and the seeder in $WORK"
+(cd "$ROOT" && go build -o "$WORK/earshot" . && go build -o "$WORK/seed" ./e2e/browser/seed)
+E="$WORK/earshot"
+
+"$E" user create --data "$DATA" --email owner@example.com --password password123 --name "Olive Owner" >/dev/null
+PROJECT_JSON=$("$E" project create --data "$DATA" --owner owner@example.com --name Acme --website https://acme.example)
+PROJECT_ID=$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$PROJECT_JSON")
+API_KEY=$("$E" key create --data "$DATA" --project "$PROJECT_ID" | tail -n 1)
+"$WORK/seed" --data "$DATA" --project "$PROJECT_ID" --n "${SEED_N:-80}"
+
+PORT=${PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+BASE="http://127.0.0.1:$PORT"
+"$E" serve --data "$DATA" --addr "127.0.0.1:$PORT" --log-level warn >"$WORK/serve.log" 2>&1 &
+SERVE_PID=$!
+cleanup() {
+  kill "$SERVE_PID" 2>/dev/null || true
+  wait "$SERVE_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  if curl -fsS "$BASE/healthz" >/dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+curl -fsS "$BASE/healthz" >/dev/null
+
+status=0
+EARSHOT_URL="$BASE" EARSHOT_KEY="$API_KEY" EARSHOT_PROJECT="$PROJECT_ID" EARSHOT_DATA="$DATA" SEED_BIN="$WORK/seed" \
+  node "$HERE/test.mjs" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "--- serve log ---"
+  tail -n 50 "$WORK/serve.log"
+fi
+exit "$status"
