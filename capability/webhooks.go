@@ -78,7 +78,7 @@ func (s *Service) webhookCaps() []*Capability {
 				}
 				return &DeletedOut{Deleted: true, ID: in.ID}, nil
 			}),
-		Define(Capability{Name: "rotate_webhook_secret", Title: "Rotate a webhook secret", Group: "webhook", Method: "POST", Path: "/api/v1/webhooks/rotate-secret/:id",
+		Define(Capability{Name: "rotate_webhook_secret", Title: "Rotate a webhook secret", Group: "webhook", Method: "POST", Path: "/api/v1/webhook-secrets/:id/rotate",
 			Scope: WebhooksWrite, Write: true,
 			Description: "Issue a new signing secret (shown once). For 24 hours deliveries carry signatures with both the old and the new secret, so receivers can switch without downtime."},
 			s.rotateSecret),

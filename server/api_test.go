@@ -364,7 +364,7 @@ func TestResourceCRUD(t *testing.T) {
 	if uw["active"] != false {
 		t.Fatalf("%v", uw)
 	}
-	rot := e.do("POST", "/api/v1/webhooks/rotate-secret/"+w["id"].(string), k, nil).ok().data()
+	rot := e.do("POST", "/api/v1/webhook-secrets/"+w["id"].(string)+"/rotate", k, nil).ok().data()
 	if rot["secret"] == w["secret"] {
 		t.Fatal("secret not rotated")
 	}
