@@ -178,20 +178,23 @@ func (o Outbox) String() string {
 // constants, never input.
 type outboxSQL struct {
 	table, target, parent string
+	from                  string // the table as d, with what Job needs
 	cols                  string // in Job scan order
 }
 
 func (o Outbox) sql() outboxSQL {
 	if o == AlertOutbox {
-		return outboxSQL{table: "alert_deliveries", target: "alert_id", parent: "alerts",
-			cols: `seq, id, alert_id, project_id, event_ids, kind, payload, attempts, 0, first_event_at, created_at, next_attempt_at, lease_until`}
+		return outboxSQL{table: "alert_deliveries", target: "alert_id", parent: "alerts", from: `alert_deliveries d`,
+			cols: `d.seq, d.id, d.alert_id, d.project_id, d.event_ids, d.kind, d.payload, d.attempts, 0, d.first_event_at, d.created_at, d.next_attempt_at, d.lease_until`}
 	}
-	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks",
-		cols: `seq, id, webhook_id, project_id, event_id, event_type,
-			CASE WHEN payload <> '' THEN payload ELSE COALESCE((SELECT e.payload FROM events e WHERE e.id = d.event_id), '') END,
-			attempts, replay_of IS NOT NULL,
-			CASE WHEN replay_of IS NULL THEN COALESCE((SELECT e.created_at FROM events e WHERE e.id = d.event_id), d.created_at) ELSE d.created_at END,
-			created_at, next_attempt_at, lease_until`}
+	// The body lives in the event row (see Dispatch); a delivery row only
+	// carries one when written by older code.
+	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks", from: `deliveries d LEFT JOIN events e ON e.id = d.event_id`,
+		cols: `d.seq, d.id, d.webhook_id, d.project_id, d.event_id, d.event_type,
+			CASE WHEN d.payload <> '' THEN d.payload ELSE COALESCE(e.payload, '') END,
+			d.attempts, d.replay_of IS NOT NULL,
+			CASE WHEN d.replay_of IS NULL THEN COALESCE(e.created_at, d.created_at) ELSE d.created_at END,
+			d.created_at, d.next_attempt_at, d.lease_until`}
 }
 
 // Head is the oldest pending delivery of one webhook or alert: the only
@@ -251,9 +254,9 @@ func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, 
 	nowS := FormatTime(now)
 	// Read on a reader connection: the writer is only needed for the one
 	// conditional update below, which also rejects a stale read.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.table+` d WHERE `+q.target+` = ? AND status = 'pending'
+	rows, err := s.r.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE d.`+q.target+` = ? AND d.status = 'pending'
 		AND EXISTS (SELECT 1 FROM `+q.parent+` p WHERE p.id = d.`+q.target+` AND p.active = 1)
-		ORDER BY seq LIMIT ?`, targetID, limit)
+		ORDER BY d.seq LIMIT ?`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
 	}

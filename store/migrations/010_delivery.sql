@@ -5,6 +5,10 @@
 -- The head of each webhook's pending queue, found without walking the
 -- delivered history (deliveries_webhook covers every status).
 CREATE INDEX deliveries_pending ON deliveries(webhook_id, seq) WHERE status = 'pending';
+-- The worker never looks deliveries up by (status, next_attempt_at) across
+-- webhooks (it walks the heads above), and this index cost a write on every
+-- insert and every attempt.
+DROP INDEX deliveries_due;
 
 CREATE TABLE alert_deliveries (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,
