@@ -100,11 +100,10 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			return err
 		}
 		defer mark.Close()
-		// The payload stays in the event row only (payload '' here, read
-		// back by ClaimRun): ten webhooks would otherwise write every body
-		// ten times, and the delivery rows are rewritten on every attempt.
+		// Each delivery keeps its own copy of the body: events are purged
+		// after 30 days (PurgeExpired) and replays must still work.
 		hook, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
-			SELECT ?, id, project_id, ?, ?, '', 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
+			SELECT ?, id, project_id, ?, ?, ?, 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
 		if err != nil {
 			return err
 		}
@@ -120,7 +119,7 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			}
 			n++
 			for _, wid := range f.WebhookIDs {
-				if _, err := hook.ExecContext(ctx, newDeliveryID(), ev.ID, ev.Type, first, t, t, wid); err != nil {
+				if _, err := hook.ExecContext(ctx, newDeliveryID(), ev.ID, ev.Type, ev.Payload, first, t, t, wid); err != nil {
 					return err
 				}
 			}
@@ -187,11 +186,10 @@ func (o Outbox) sql() outboxSQL {
 		return outboxSQL{table: "alert_deliveries", target: "alert_id", parent: "alerts", from: `alert_deliveries d`,
 			cols: `d.seq, d.id, d.alert_id, d.project_id, d.event_ids, d.kind, d.payload, d.attempts, 0, d.first_event_at, d.created_at, d.next_attempt_at, d.lease_until`}
 	}
-	// The body lives in the event row (see Dispatch); a delivery row only
-	// carries one when written by older code.
+	// The event row gives when it was recorded (the lag metric); it may
+	// have been purged already.
 	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks", from: `deliveries d LEFT JOIN events e ON e.id = d.event_id`,
-		cols: `d.seq, d.id, d.webhook_id, d.project_id, d.event_id, d.event_type,
-			CASE WHEN d.payload <> '' THEN d.payload ELSE COALESCE(e.payload, '') END,
+		cols: `d.seq, d.id, d.webhook_id, d.project_id, d.event_id, d.event_type, d.payload,
 			d.attempts, d.replay_of IS NOT NULL,
 			CASE WHEN d.replay_of IS NULL THEN COALESCE(e.created_at, d.created_at) ELSE d.created_at END,
 			d.created_at, d.next_attempt_at, d.lease_until`}
