@@ -250,6 +250,11 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	})
 
 	b.goRun(bctx, func(ctx context.Context) {
+		if err := svc.Store.RunSearchIndexer(ctx, 500*time.Millisecond); err != nil {
+			log.Error("search indexer stopped", "err", err)
+		}
+	})
+	b.goRun(bctx, func(ctx context.Context) {
 		t := time.NewTicker(time.Hour)
 		defer t.Stop()
 		for {

@@ -269,20 +269,30 @@ func TestMentionSearch(t *testing.T) {
 		"école": {4}, "CAFÉ": {4}, "🎉": {5}, "🎉🎉 a": {5}, "b*c+d[": {6}, ".": {0, 6}, "a_b": {7}, "x": {0, 8}, "ti": {8},
 		"acme": {0, 1, 2, 3, 5}, "ACME": {0, 1, 2, 3, 5}, "naïve": {9}, "nothing-here": {},
 	}
-	for q, want := range cases {
-		t.Run(q, func(t *testing.T) {
-			got := listAll(t, e, e.keyA, "search="+url.QueryEscape(q), 100, nil)
-			var wantIDs []string
-			for _, i := range want {
-				wantIDs = append(wantIDs, seeded[i].ID)
+	for _, phase := range []string{"pending", "indexed"} {
+		if phase == "indexed" {
+			if n, err := e.st.IndexSearch(context.Background(), 1000); err != nil || n != len(texts)+1 {
+				t.Fatalf("indexed %d, %v", n, err)
 			}
-			g := ids(got)
-			sort.Strings(g)
-			sort.Strings(wantIDs)
-			if strings.Join(g, ",") != strings.Join(wantIDs, ",") {
-				t.Fatalf("search %q: got %d rows want %d", q, len(g), len(wantIDs))
+			if n, _ := e.st.PendingSearch(context.Background()); n != 0 {
+				t.Fatalf("%d still pending", n)
 			}
-		})
+		}
+		for q, want := range cases {
+			t.Run(phase+"/"+q, func(t *testing.T) {
+				got := listAll(t, e, e.keyA, "search="+url.QueryEscape(q), 100, nil)
+				var wantIDs []string
+				for _, i := range want {
+					wantIDs = append(wantIDs, seeded[i].ID)
+				}
+				g := ids(got)
+				sort.Strings(g)
+				sort.Strings(wantIDs)
+				if strings.Join(g, ",") != strings.Join(wantIDs, ",") {
+					t.Fatalf("search %q: got %d rows want %d", q, len(g), len(wantIDs))
+				}
+			})
+		}
 	}
 }
 

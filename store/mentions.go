@@ -260,7 +260,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.Search != "" {
 		folded := Fold(f.Search)
 		if utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
-			add(`m.rowid IN (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ?)`, ftsPhrase(f.Search))
+			add(`(m.rowid IN (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ?) OR m.rowid IN (SELECT rowid FROM fts_pending))`, ftsPhrase(f.Search))
 		}
 		// The exact predicate: Unicode case-folded substring.
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
@@ -291,6 +291,66 @@ func orderColFor(orderCol, _ string) string {
 		return "mm.published_at"
 	}
 	return "m.published_at"
+}
+
+// IndexSearch moves up to limit pending mentions into the trigram index in
+// one transaction and reports how many it indexed. FTS5 flushes at every
+// statement, so indexing many rows in one statement writes one segment
+// instead of one per row.
+func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS fts_batch(rowid INTEGER PRIMARY KEY)`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM temp.fts_batch`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO temp.fts_batch SELECT rowid FROM fts_pending ORDER BY rowid LIMIT ?`, limit); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO mentions_fts(rowid, text) SELECT m.rowid, m.text FROM temp.fts_batch b JOIN mentions m ON m.rowid = b.rowid`)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		_, err = tx.ExecContext(ctx, `DELETE FROM fts_pending WHERE rowid IN (SELECT rowid FROM temp.fts_batch)`)
+		return err
+	})
+	return int(n), err
+}
+
+// PendingSearch is how many mentions wait for the search indexer.
+func (s *Store) PendingSearch(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM fts_pending`).Scan(&n)
+	return n, err
+}
+
+// RunSearchIndexer indexes pending mentions until ctx ends, in batches of
+// up to 20,000, waking every interval.
+func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		for {
+			n, err := s.IndexSearch(ctx, 20000)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			if n < 20000 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // searchIsRare asks the trigram index whether a search has few matches (in
@@ -447,9 +507,8 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 			}
 		}
 		if len(rowids) > 0 {
-			// One statement indexes the whole batch (see migration 004).
-			if _, err := tx.ExecContext(ctx, `INSERT INTO mentions_fts(rowid, text) SELECT rowid, text FROM mentions
-				WHERE rowid IN (SELECT value FROM json_each(?))`, toJSON(rowids)); err != nil {
+			// The search indexer picks these up (see IndexSearch).
+			if _, err := tx.ExecContext(ctx, `INSERT INTO fts_pending(rowid) SELECT value FROM json_each(?)`, toJSON(rowids)); err != nil {
 				return err
 			}
 		}
