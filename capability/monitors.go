@@ -198,6 +198,7 @@ func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMon
 		return nil, err
 	}
 	wasActive := m.Active
+	before := watchKey(m)
 	set := func(dst *[]string, src *[]string) {
 		if src != nil {
 			*dst = nz(*src)
@@ -258,8 +259,19 @@ func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMon
 	if err := s.Store.SaveMonitor(ctx, m, reactivated); err != nil {
 		return nil, err
 	}
+	if watchKey(m) != before {
+		if err := s.Store.RestartCollection(ctx, m.ID); err != nil {
+			return nil, err
+		}
+	}
 	s.monitorChanged(p.ProjectID, m.ID)
 	return s.Store.Monitor(ctx, p.ProjectID, m.ID)
+}
+
+// watchKey summarises what a monitor searches for; when it changes, the next
+// scan backfills instead of continuing from the old incremental state.
+func watchKey(m *store.Monitor) string {
+	return fmt.Sprint(m.Keywords, m.ExcludeKeywords, m.QueryMode, m.WatchAccounts, m.FeedURLs, m.ReviewURLs)
 }
 
 func (s *Service) deleteMonitor(ctx context.Context, p *Principal, in *IDPath) (*DeletedOut, error) {
@@ -280,6 +292,9 @@ func (s *Service) updateKeyword(ctx context.Context, p *Principal, in *UpdateKey
 		m.Active = false
 	}
 	if err := s.Store.SaveMonitor(ctx, m, false); err != nil {
+		return nil, err
+	}
+	if err := s.Store.RestartCollection(ctx, m.ID); err != nil {
 		return nil, err
 	}
 	s.monitorChanged(p.ProjectID, m.ID)

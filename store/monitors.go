@@ -345,3 +345,12 @@ func (s *Store) DeleteKeywordGroup(ctx context.Context, projectID, id string) er
 }
 
 var _ = time.Now
+
+// RestartCollection makes a monitor's next scan a backfill again (after its
+// keywords, accounts or feeds changed): the collectors' incremental state is
+// dropped, so new terms are searched over the backfill window. Stored
+// mentions are deduplicated, so nothing is collected twice.
+func (s *Store) RestartCollection(ctx context.Context, monitorID string) error {
+	_, err := s.w.ExecContext(ctx, `UPDATE monitor_sources SET state = '', last_ok_at = NULL WHERE monitor_id = ?`, monitorID)
+	return err
+}
