@@ -375,7 +375,7 @@ type recordReq struct {
 }
 
 // recordMax bounds the attempts one recorder transaction writes.
-const recordMax = 512
+const recordMax = 128
 
 // record commits the batches of all lanes together: while one commit
 // runs, the next batches gather (group commit), so ten busy webhooks cost

@@ -88,7 +88,7 @@ func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 }
 
 // dispatchRows bounds the rows one fan-out transaction writes.
-const dispatchRows = 128
+const dispatchRows = 64
 
 func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
 	n := 0
