@@ -99,7 +99,6 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		d.Monitors = o.Data.(*capability.MonitorsOut).Monitors
 	}
 	d.Elapsed = time.Since(start)
-	w.Header().Set("Server-Timing", fmt.Sprintf("app;dur=%.1f", float64(d.Elapsed.Microseconds())/1000))
 	pg.Data = d
 	u.render(w, pg, "inbox")
 }

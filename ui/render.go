@@ -139,13 +139,13 @@ func mustTemplates() *templates {
 
 // render writes a dashboard page (layout + page content).
 func (u *UI) render(w http.ResponseWriter, pg *page, name string) {
-	u.write(w, pg.Status, name, "layout", pg)
+	u.write(w, pg.Status, name, "layout", pg, pg.start)
 }
 
 // renderBare writes a page with the minimal layout (login, setup, errors,
 // the public page).
 func (u *UI) renderBare(w http.ResponseWriter, status int, name string, data any) {
-	u.write(w, status, name, "bare", data)
+	u.write(w, status, name, "bare", data, time.Time{})
 }
 
 // fragment renders one named template (rows for the inbox's JavaScript).
@@ -161,7 +161,9 @@ func (u *UI) fragment(name, tpl string, data any) (string, error) {
 	return b.String(), nil
 }
 
-func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data any) {
+// write renders into a buffer first, so a template error is a clean 500 and
+// Server-Timing covers the whole page (capability calls and rendering).
+func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data any, start time.Time) {
 	t := u.tpl.pages[name]
 	if t == nil {
 		http.Error(w, "no template "+name, http.StatusInternalServerError)
@@ -174,6 +176,9 @@ func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data 
 		return
 	}
 	h := w.Header()
+	if !start.IsZero() {
+		h.Set("Server-Timing", fmt.Sprintf("app;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
+	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-store")

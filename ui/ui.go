@@ -245,6 +245,7 @@ type page struct {
 	Data     any
 	Now      time.Time
 	Status   int
+	start    time.Time // request start, for Server-Timing
 }
 
 // Can reports whether the current principal holds scope.
@@ -305,6 +306,7 @@ type actionState struct {
 
 func (u *UI) authed(h pageHandler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
 		s, err := u.loadSession(r)
 		if errors.Is(err, errNoSession) {
 			u.toLogin(w, r)
@@ -315,6 +317,7 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 			return
 		}
 		pg := u.newPage(w, r, s)
+		pg.start = start
 		if s.cur == nil && r.URL.Path != "/projects/new" && r.URL.Path != "/account" {
 			http.Redirect(w, r, "/projects/new", http.StatusSeeOther)
 			return

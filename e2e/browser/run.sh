@@ -19,6 +19,10 @@ E="$WORK/earshot"
 PROJECT_JSON=$("$E" project create --data "$DATA" --owner owner@example.com --name Acme --website https://acme.example)
 PROJECT_ID=$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$PROJECT_JSON")
 API_KEY=$("$E" key create --data "$DATA" --project "$PROJECT_ID" | tail -n 1)
+if [ "${SEED_N:-80}" -ge 900 ]; then
+  # Many seeded mentions use up the trial quota, and create_monitor would answer 402.
+  "$E" project set-plan --data "$DATA" --project "$PROJECT_ID" --plan unlimited >/dev/null
+fi
 "$WORK/seed" --data "$DATA" --project "$PROJECT_ID" --n "${SEED_N:-80}"
 
 PORT=${PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
