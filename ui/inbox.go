@@ -77,7 +77,11 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	q := filterQuery(r.URL.Query())
 	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(q) > 0, Options: filterOptions, PollFrom: store.FormatTime(u.now())}
 	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P)}
-	if o := u.run(ctx, pg.P, "list_mentions", q, true); o.Err != nil {
+	lq := filterQuery(r.URL.Query())
+	if c := r.URL.Query().Get("cursor"); c != "" { // the no-JavaScript "Load more" link
+		lq.Set("cursor", c)
+	}
+	if o := u.run(ctx, pg.P, "list_mentions", lq, true); o.Err != nil {
 		d.QueryErr = o.Err
 		if o.Err.Status != http.StatusBadRequest {
 			pg.Status = o.Err.Status

@@ -374,3 +374,28 @@ func regexpFind(s, re string) string {
 }
 
 var _ = capability.APIVersion
+
+func TestNoJSLoadMoreAndNoExternalAssets(t *testing.T) {
+	e := newEnv(t)
+	e.seed(55)
+	c := e.client()
+	c.login("owner@example.com")
+	_, body, _ := c.get("/")
+	href := regexpFind(body, `id="load-more" href="([^"]+)"`)
+	if href == "" {
+		t.Fatal("no Load more link")
+	}
+	_, body2, _ := c.get(href)
+	if !strings.Contains(body2, "Acme post seed number 54") || strings.Contains(body2, "Acme post seed number 0<") {
+		t.Error("Load more link does not show the next page")
+	}
+	for _, re := range []string{`src="http`, `href="http[^"]*\.css`, `@import`, `fonts.googleapis`} {
+		if regexpMust(re).MatchString(body) {
+			t.Errorf("page references an external asset (%s)", re)
+		}
+	}
+	_, css, _ := c.get("/static/app.css")
+	if strings.Contains(css, "url(http") || strings.Contains(css, "@import") {
+		t.Error("css loads external assets")
+	}
+}
