@@ -37,7 +37,10 @@ func (w *Worker) dispatch(ctx context.Context) error {
 			fanouts = append(fanouts, t.fanout(ev, now, w.log))
 		}
 		first, _ := w.cfg.Schedule.Next(0, 0, nil)
-		if _, err := w.st.Dispatch(ctx, fanouts, time.Now().Add(first)); err != nil {
+		if err := w.writer(func() error {
+			_, err := w.st.Dispatch(ctx, fanouts, time.Now().Add(first))
+			return err
+		}); err != nil {
 			return err
 		}
 		if len(evs) < dispatchBatch {
@@ -246,7 +249,10 @@ func (w *Worker) flushDigests(ctx context.Context) error {
 		}
 		// w.now decides the period; the row itself gets real time, which
 		// the lanes compare next_attempt_at with.
-		if _, err := w.st.FlushDigest(ctx, q.AlertID, cutoff, time.Now()); err != nil {
+		if err := w.writer(func() error {
+			_, err := w.st.FlushDigest(ctx, q.AlertID, cutoff, time.Now())
+			return err
+		}); err != nil {
 			return err
 		}
 	}

@@ -64,6 +64,8 @@ type Worker struct {
 	log    *slog.Logger
 	client *http.Client
 	wake   chan struct{}
+	// writing admits one worker write at a time (see writer).
+	writing chan struct{}
 	// records carries the lanes' outcomes to the recorder (see record).
 	records chan *recordReq
 
@@ -102,12 +104,13 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Worker{
-		st:     st,
-		cfg:    cfg,
-		log:    log.With("component", "deliver", "instance", cfg.InstanceID),
-		client: NewClient(cfg.AllowPrivate, cfg.Timeout),
-		wake:   make(chan struct{}, 1),
-		now:    time.Now,
+		st:      st,
+		cfg:     cfg,
+		log:     log.With("component", "deliver", "instance", cfg.InstanceID),
+		client:  NewClient(cfg.AllowPrivate, cfg.Timeout),
+		wake:    make(chan struct{}, 1),
+		writing: make(chan struct{}, 1),
+		now:     time.Now,
 	}
 	w.email = func(ctx context.Context, to, subject, body string) error {
 		if w.cfg.SMTPURL == "" {
@@ -253,6 +256,16 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox, busy map[lan
 	return next, nil
 }
 
+// writer runs fn as the worker's only write in flight. The store has one
+// writer connection that everyone queues for; with every lane queueing its
+// own claim, an event being recorded (ingestion) would wait behind all of
+// them, and now waits behind one short transaction at most.
+func (w *Worker) writer(fn func() error) error {
+	w.writing <- struct{}{}
+	defer func() { <-w.writing }()
+	return fn()
+}
+
 // leaseFor is how long a claimed run stays ours: long enough for an attempt
 // and its recording; a dead instance's deliveries come back after it.
 func (w *Worker) leaseFor() time.Duration { return 2*w.cfg.Timeout + 10*time.Second }
@@ -263,7 +276,11 @@ func (w *Worker) runLane(ctx context.Context, l lane) error {
 	for ctx.Err() == nil {
 		now := time.Now()
 		leaseUntil := now.Add(w.leaseFor())
-		jobs, err := w.st.ClaimRun(ctx, l.kind, l.id, w.cfg.InstanceID, now, leaseUntil, runLimit)
+		var jobs []*store.Job
+		err := w.writer(func() (err error) {
+			jobs, err = w.st.ClaimRun(ctx, l.kind, l.id, w.cfg.InstanceID, now, leaseUntil, runLimit)
+			return err
+		})
 		if err != nil || len(jobs) == 0 {
 			return err
 		}
@@ -403,7 +420,7 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 		}
 		// Not tied to Run's context: these sends already happened.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := w.st.RecordAttempts(ctx, w.cfg.InstanceID, recs...)
+		err := w.writer(func() error { return w.st.RecordAttempts(ctx, w.cfg.InstanceID, recs...) })
 		cancel()
 		at := time.Now()
 		for _, g := range group {
