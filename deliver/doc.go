@@ -3,8 +3,7 @@
 // webhook may reach, one signed HTTP attempt and how to read its outcome,
 // the retry schedule, and the email and Slack alert channels.
 //
-// It keeps no state. The outbox worker that stores deliveries, picks the
-// next one per webhook and records results is built on top of it: it calls
-// Send (or PostSlack, or SendEmail), stores the Result, and asks
-// Schedule.Next when to try again.
+// The Worker (worker.go) is the stateful half: it fans outbox events out to
+// webhook deliveries and alert notifications, sends them in order per
+// webhook with leases held in the database, and records every attempt.
 package deliver

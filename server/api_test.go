@@ -440,3 +440,18 @@ func TestHealthAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestLoginRateLimited(t *testing.T) {
+	e := newEnv(t)
+	got429 := false
+	for i := 0; i < 20; i++ {
+		r := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com", "password": "wrong-password"})
+		if r.status == 429 {
+			got429 = r.errCode() == "RATE_LIMITED" && r.header.Get("Retry-After") != ""
+			break
+		}
+	}
+	if !got429 {
+		t.Fatal("20 wrong passwords in a row were never rate limited")
+	}
+}

@@ -5,5 +5,7 @@ import "earshot/ui"
 // mountUI mounts the dashboard and the public pages (package ui), a thin
 // binding over the same capability service as REST and MCP.
 func (s *Server) mountUI() {
-	ui.New(s.svc).Mount(s.Router)
+	u := ui.New(s.svc)
+	u.AllowLogin = func(email string) bool { return s.loginLimiter.allow(email) }
+	u.Mount(s.Router)
 }

@@ -37,6 +37,9 @@ type Server struct {
 	Router  *httprouter.Router
 	Metrics *metrics.Registry
 	limiter *limiter
+	// login attempts per email: a bucket of 10, refilled at one a second,
+	// so guessing passwords is slow whatever the API rate limit is.
+	loginLimiter *limiter
 
 	requests *metrics.Counter
 	latency  *metrics.Histogram
@@ -56,7 +59,8 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	if reg == nil {
 		reg = metrics.New()
 	}
-	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
+	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst),
+		loginLimiter: newLimiter(1, 10)}
 	s.requests = reg.Counter("earshot_http_requests_total", "HTTP API requests by capability and status.", "capability", "status")
 	s.latency = reg.Histogram("earshot_http_request_duration_seconds", "HTTP API latency by capability.", metrics.DefaultBuckets, "capability")
 	r := httprouter.New()
@@ -211,7 +215,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		s.writeError(w, r, id, "", capability.Invalid("password", "password is required"))
 		return
 	}
-	if !s.limiter.allow("login:" + strings.ToLower(in.Email)) {
+	if !s.loginLimiter.allow(strings.ToLower(in.Email)) {
 		w.Header().Set("Retry-After", "1")
 		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "too many login attempts; retry later"})
 		return

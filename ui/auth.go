@@ -72,6 +72,12 @@ func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
 	next := localPath(r.PostFormValue("next"), "/")
 	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email}
+	if u.AllowLogin != nil && !u.AllowLogin(strings.ToLower(email)) {
+		d.Error = "Too many login attempts; wait a few seconds and try again."
+		w.Header().Set("Retry-After", "1")
+		u.renderBare(w, http.StatusTooManyRequests, "login", d)
+		return
+	}
 	res, err := u.svc.Login(r.Context(), email, pw)
 	if err != nil {
 		e, known := capability.AsError(err, "user")

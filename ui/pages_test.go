@@ -399,3 +399,18 @@ func TestNoJSLoadMoreAndNoExternalAssets(t *testing.T) {
 		t.Error("css loads external assets")
 	}
 }
+
+func TestMentionPageFromAlertLink(t *testing.T) {
+	e := newEnv(t)
+	e.seed(0)
+	ms := e.ingest(1, "alert")
+	c := e.client()
+	c.login("owner@example.com")
+	st, body, _ := c.get("/mentions/" + ms[0].ID)
+	if st != http.StatusOK || !strings.Contains(body, ms[0].Text) {
+		t.Fatalf("mention page: %d", st)
+	}
+	if st, _, _ := c.get("/mentions/00000000-0000-4000-8000-000000000000"); st != http.StatusNotFound {
+		t.Fatalf("unknown mention: %d", st)
+	}
+}

@@ -53,6 +53,9 @@ type UI struct {
 	pages  *httprouter.Router // GET pages, also used to re-render after a failed action
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
+	// AllowLogin, when set, rate-limits login attempts per email (the REST
+	// login shares the same buckets).
+	AllowLogin func(email string) bool
 }
 
 // New builds the UI over the capability service.
@@ -77,6 +80,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	}
 	page("/", u.inbox)
 	page("/inbox", u.inbox)
+	page("/mentions/:id", u.mention)
 	page("/monitors", u.monitors)
 	page("/monitors/:id", u.monitorForm)
 	page("/groups", u.groups)
