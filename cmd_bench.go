@@ -95,7 +95,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		start := time.Now()
 		batch := make([]store.NewMention, 0, batchSize)
 		for i := 0; i < n; i++ {
-			m := benchgen.Mention(r, offset+i, end, 180*24*time.Hour)
+			m := benchgen.Mention(r, i, n, end, 180*24*time.Hour)
+			m.ExternalID = fmt.Sprintf("%s-%d", m.ExternalID, offset+i)
 			m.MonitorIDs = monitorIDs
 			batch = append(batch, m)
 			if len(batch) == batchSize || i == n-1 {

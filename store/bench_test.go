@@ -22,7 +22,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(batch) {
 		for j := range batch {
-			batch[j] = benchgen.Mention(r, i+j, end, 90*24*time.Hour)
+			batch[j] = benchgen.Mention(r, i+j, b.N, end, 90*24*time.Hour)
 		}
 		if _, err := st.IngestMentions(ctx, p.ID, 0, batch); err != nil {
 			b.Fatal(err)

@@ -211,11 +211,21 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	sync := f.CollectedSince != nil
 	from := `mentions m`
+	var fromArgs []any
 	orderCol := "m.published_at"
 	if sync {
 		orderCol = "m.collected_at"
 	}
-	if f.MonitorID != "" && !sync {
+	// A rare search is answered from its candidates: the trigram index's
+	// matches plus rows the indexer has not reached. CROSS JOIN makes SQLite
+	// fetch them by rowid instead of walking the project in date order.
+	rare := f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search)
+	if rare {
+		from = `(SELECT rowid AS rid FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
+			CROSS JOIN mentions m ON m.rowid = cand.rid`
+		fromArgs = append(fromArgs, ftsPhrase(f.Search))
+	}
+	if f.MonitorID != "" && !sync && !rare {
 		// Drive from the monitor's own date-ordered index.
 		from = `mention_monitors mm JOIN mentions m ON m.id = mm.mention_id`
 		add(`mm.monitor_id = ?`, f.MonitorID)
@@ -259,9 +269,6 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	if f.Search != "" {
 		folded := Fold(f.Search)
-		if utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
-			add(`(m.rowid IN (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ?) OR m.rowid IN (SELECT rowid FROM fts_pending))`, ftsPhrase(f.Search))
-		}
 		// The exact predicate: Unicode case-folded substring.
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
@@ -282,7 +289,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	q := `SELECT ` + mentionCols + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY ` + orderCol + ` ` + dir + `, ` + idCol + ` ` + dir + ` LIMIT ?`
-	args = append(args, limit)
+	args = append(append(fromArgs, args...), limit)
 	return q, args, nil
 }
 

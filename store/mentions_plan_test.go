@@ -70,3 +70,22 @@ func TestMentionQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestRareSearchPlan: a rare search fetches its candidates by rowid from the
+// trigram index (and the pending list) rather than walking the project.
+func TestRareSearchPlan(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	u, _ := st.CreateUser(ctx, "q@example.com", "x", "")
+	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
+	plan, err := st.ExplainMentions(ctx, store.MentionFilter{ProjectID: p.ID, Search: "zzqqxx"}, nil, 51)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "mentions_fts") || !strings.Contains(plan, "rowid=?") && !strings.Contains(plan, "INTEGER PRIMARY KEY") {
+		t.Fatalf("rare search does not fetch by rowid:\n%s", plan)
+	}
+	if strings.Contains(plan, "USING INDEX mentions_feed") {
+		t.Fatalf("rare search walks the project:\n%s", plan)
+	}
+}

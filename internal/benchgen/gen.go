@@ -29,8 +29,11 @@ var (
 	sentiments = []string{"positive", "neutral", "negative"}
 )
 
-// Mention returns the i-th generated mention for a project (deterministic).
-func Mention(r *rand.Rand, i int, end time.Time, span time.Duration) store.NewMention {
+// Mention returns the i-th of n generated mentions for a project
+// (deterministic). Mentions arrive in roughly chronological order, as
+// collection produces them: the i-th is published about i/n of the way
+// through the span, give or take a few hours (late posts, backfill).
+func Mention(r *rand.Rand, i, n int, end time.Time, span time.Duration) store.NewMention {
 	var b strings.Builder
 	b.WriteString(openers[r.IntN(len(openers))])
 	b.WriteByte(' ')
@@ -51,7 +54,7 @@ func Mention(r *rand.Rand, i int, end time.Time, span time.Duration) store.NewMe
 	return store.NewMention{
 		Source: src, ExternalID: fmt.Sprintf("%s-%d-%d", src, i, r.Int64()), URL: fmt.Sprintf("https://example.com/%s/%d", src, i),
 		AuthorHandle: fmt.Sprintf("user%d", r.IntN(50000)), Text: b.String(),
-		PublishedAt: end.Add(-time.Duration(r.Int64N(int64(span)))),
+		PublishedAt: end.Add(-span + time.Duration(float64(span)*float64(i)/float64(max(n, 1))) - time.Duration(r.Int64N(int64(6*time.Hour)))),
 		Engagement:  map[string]int64{"likes": r.Int64N(500), "comments": r.Int64N(40)},
 		IsRelevant:  r.IntN(8) != 0, Category: categories[r.IntN(len(categories))], Sentiment: sentiments[r.IntN(3)],
 		Urgency: urg, AISummary: "Summary of post " + fmt.Sprint(i), Classifier: "builtin",
