@@ -48,9 +48,23 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
+	// As in serve: WAL checkpoints and search indexing run beside ingestion.
+	bg, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	go st.RunCheckpointer(bg, time.Second)
+	go st.RunSearchIndexer(bg, 500*time.Millisecond)
 	project, monitors := benchProject(b, st, workers)
 	if err := benchPrefill(ctx, st, project.ID, monitors[0], prefill); err != nil {
 		b.Fatal(err)
+	}
+	for { // the prefill is history: index it before measuring
+		n, err := st.IndexSearch(ctx, 20000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
 	}
 
 	p := NewPipeline(st, nil, PipelineConfig{}, quietLog(), nil)

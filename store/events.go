@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,6 +19,8 @@ type Event struct {
 	CreatedAt string          `json:"created_at"`
 	ProjectID string          `json:"project_id"`
 	Data      json.RawMessage `json:"data"`
+
+	mentionRef string // see newMentionRefEvent
 }
 
 // NewEvent builds an event with a fresh evt_ id.
@@ -30,19 +33,55 @@ func NewEvent(projectID, typ string, data any) (*Event, error) {
 }
 
 // insertEvent writes ev into the outbox inside tx. The payload stored is the
-// exact JSON body webhooks receive (CONTRACT §8).
+// exact JSON body webhooks receive (CONTRACT §8), except for events made by
+// newMentionRefEvent, whose data the fan-out fills from the mention row.
 func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO events(id, project_id, type, payload, created_at) VALUES (?,?,?,?,?)`,
-		ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt)
+	var ref any
+	if ev.mentionRef != "" {
+		ref = ev.mentionRef
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)`,
+		ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref)
 	if err != nil {
 		return err
 	}
 	ev.Seq, _ = res.LastInsertId()
 	return nil
+}
+
+// newMentionRefEvent is an event whose data is {"mention": <the record>},
+// stored as a reference ({"mention_id": id}) and completed at fan-out.
+func newMentionRefEvent(projectID, typ, mentionID string) *Event {
+	ev, _ := NewEvent(projectID, typ, map[string]string{"mention_id": mentionID})
+	ev.mentionRef = mentionID
+	return ev
+}
+
+// completeMentionEvent turns a stored reference payload into the webhook
+// body, with the mention record as it is now. A mention that no longer
+// exists leaves the reference as it is.
+func (s *Store) completeMentionEvent(ctx context.Context, payload, mentionID string) (string, error) {
+	var ev Event
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		return "", err
+	}
+	m, err := s.Mention(ctx, ev.ProjectID, mentionID)
+	if errors.Is(err, ErrNotFound) {
+		return payload, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ev.Data, err = json.Marshal(map[string]any{"mention": m})
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(ev)
+	return string(b), err
 }
 
 // RecordEvent writes an event on its own (events without another change,

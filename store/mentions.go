@@ -504,11 +504,7 @@ func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int,
 			res.New++
 			res.Created = append(res.Created, m)
 			if m.IsRelevant {
-				ev, err := NewEvent(projectID, "mention.created", map[string]any{"mention": m})
-				if err != nil {
-					return err
-				}
-				if err := insertEvent(ctx, tx, ev); err != nil {
+				if err := insertEvent(ctx, tx, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
 					return err
 				}
 			}

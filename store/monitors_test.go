@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -31,5 +32,42 @@ func TestRestartCollection(t *testing.T) {
 	}
 	if rec.State != "" || rec.LastOKAt != nil || rec.Status != "ok" {
 		t.Fatalf("after restart: %+v", rec)
+	}
+}
+
+// TestMentionCreatedEventBody: the outbox keeps a reference, and the fan-out
+// sees the CONTRACT §8 body with the full mention record.
+func TestMentionCreatedEventBody(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	u, _ := st.CreateUser(ctx, "e@example.com", "x", "")
+	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
+	res, err := st.IngestMentions(ctx, p.ID, 0, []store.NewMention{
+		{Source: "reddit", ExternalID: "a", Text: "Acme rocks", PublishedAt: time.Now(), IsRelevant: true, Category: "testimonial", Sentiment: "positive",
+			Engagement: map[string]int64{"upvotes": 3, "comments": 1}},
+		{Source: "reddit", ExternalID: "b", Text: "acme pie", PublishedAt: time.Now(), IsRelevant: false, Category: "other", Sentiment: "neutral"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := st.UndispatchedEvents(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Type != "mention.created" {
+		t.Fatalf("events %+v (only the relevant mention fires)", evs)
+	}
+	var body struct {
+		ID, Type, CreatedAt, ProjectID string
+		Data                           struct {
+			Mention store.Mention `json:"mention"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(evs[0].Payload), &body); err != nil {
+		t.Fatal(err)
+	}
+	m := body.Data.Mention
+	if body.ID != evs[0].ID || m.ID != res.Created[0].ID || m.Text != "Acme rocks" || m.Engagement["upvotes"] != 3 || m.Status != "new" || m.Category != "testimonial" {
+		t.Fatalf("body %s", evs[0].Payload)
 	}
 }

@@ -30,21 +30,36 @@ type OutboxEvent struct {
 // UndispatchedEvents returns up to limit events not yet fanned out, oldest
 // first.
 func (s *Store) UndispatchedEvents(ctx context.Context, limit int) ([]*OutboxEvent, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, project_id, type, payload, created_at FROM events
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, project_id, type, payload, created_at, mention_id FROM events
 		WHERE dispatched = 0 ORDER BY seq LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("undispatched events: %w", err)
 	}
-	defer rows.Close()
 	var out []*OutboxEvent
+	var refs []*string
 	for rows.Next() {
 		var e OutboxEvent
-		if err := rows.Scan(&e.Seq, &e.ID, &e.ProjectID, &e.Type, &e.Payload, &e.CreatedAt); err != nil {
+		var ref *string
+		if err := rows.Scan(&e.Seq, &e.ID, &e.ProjectID, &e.Type, &e.Payload, &e.CreatedAt, &ref); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("undispatched events: %w", err)
 		}
 		out = append(out, &e)
+		refs = append(refs, ref)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, e := range out {
+		if refs[i] == nil {
+			continue
+		}
+		if e.Payload, err = s.completeMentionEvent(ctx, e.Payload, *refs[i]); err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+	}
+	return out, nil
 }
 
 // AlertNotice is one alert a mention.created event triggers.

@@ -36,6 +36,7 @@ var migrationFiles embed.FS
 // Go instead of failing with SQLITE_BUSY) and a bounded pool of readers.
 type Store struct {
 	r, w *sql.DB
+	ck   *sql.DB // one connection for background WAL checkpoints
 	path string
 }
 
@@ -47,9 +48,11 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	}
 	path := filepath.Join(dir, "earshot.db")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)&_pragma=wal_autocheckpoint(4000)"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)"
 	// The writer gets a larger page cache: ingest touches many index pages.
-	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate&_pragma=cache_size(-32768)")
+	// Commits checkpoint only past 64 MB of WAL: in serve, RunCheckpointer
+	// keeps the WAL short from its own connection, off the commit path.
+	w, err := sql.Open("sqlite", dsn+"&_txlock=immediate&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(16384)")
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +67,14 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	n := max(4, runtime.NumCPU()*2)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	s := &Store{r: r, w: w, path: path}
+	ck, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-512)")
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	ck.SetMaxOpenConns(1)
+	s := &Store{r: r, w: w, ck: ck, path: path}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -75,8 +85,9 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 // Close closes both pools; the WAL is checkpointed by SQLite on last close.
 func (s *Store) Close() error {
 	err1 := s.r.Close()
-	err2 := s.w.Close()
-	return errors.Join(err1, err2)
+	err2 := s.ck.Close()
+	err3 := s.w.Close()
+	return errors.Join(err1, err2, err3)
 }
 
 // Path is the database file.
@@ -149,6 +160,22 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 		_, err = s.w.ExecContext(ctx, `VACUUM INTO ?`, file)
 	}
 	return err
+}
+
+// RunCheckpointer copies committed WAL pages into the database file every
+// interval (a PASSIVE checkpoint never blocks writers or readers), so that
+// commits on the ingest path rarely pay for a checkpoint themselves.
+func (s *Store) RunCheckpointer(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.ck.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+	}
 }
 
 // tx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer).
