@@ -9,8 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -271,4 +271,3 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	})
 	return b, nil
 }
-
