@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"earshot/capability"
 	"earshot/internal/benchgen"
 	"earshot/metrics"
 	"earshot/server"
@@ -308,11 +307,6 @@ func rss() string {
 		if strings.HasPrefix(line, "VmRSS:") {
 			return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
 		}
-		if strings.HasPrefix(line, "VmHWM:") {
-			defer func() {}()
-		}
 	}
 	return "unknown"
 }
-
-var _ = capability.APIVersion

@@ -2,7 +2,6 @@ package capability
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"strings"
 	"time"
@@ -101,5 +100,3 @@ func (s *Service) touchKey(ctx context.Context, id string) {
 		s.Log.Warn("recording key use", "key_id", id, "err", err)
 	}
 }
-
-var _ = sha256.New

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -216,5 +215,3 @@ func resourceName(c *Capability) string {
 	}
 	return c.Group
 }
-
-var errStop = errors.New("stop")

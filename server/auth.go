@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"earshot/capability"
-	"earshot/store"
 )
 
 // Authenticate resolves the bearer credential of r into a principal.
@@ -78,7 +76,3 @@ func (l *limiter) retryAfter(key string) time.Duration {
 	res.Cancel()
 	return d
 }
-
-var errNoProject = errors.New("no project")
-
-var _ = store.ErrNotFound

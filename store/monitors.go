@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -343,8 +342,6 @@ func (s *Store) DeleteKeywordGroup(ctx context.Context, projectID, id string) er
 		return nil
 	})
 }
-
-var _ = time.Now
 
 // RestartCollection makes a monitor's next scan a backfill again (after its
 // keywords, accounts or feeds changed): the collectors' incremental state is
