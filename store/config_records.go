@@ -84,10 +84,11 @@ func (s *Store) UpdateView(ctx context.Context, projectID, id string, name *stri
 
 // DeleteView deletes a saved view.
 func (s *Store) DeleteView(ctx context.Context, projectID, id string) error {
-	return s.deleteOne(ctx, `DELETE FROM views WHERE id = ? AND project_id = ?`, id, projectID)
+	return s.execOne(ctx, `DELETE FROM views WHERE id = ? AND project_id = ?`, id, projectID)
 }
 
-func (s *Store) deleteOne(ctx context.Context, q string, args ...any) error {
+// execOne runs a write that must touch a row; touching none is ErrNotFound.
+func (s *Store) execOne(ctx context.Context, q string, args ...any) error {
 	res, err := s.w.ExecContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -167,21 +168,14 @@ func (s *Store) ListAlerts(ctx context.Context, projectID string, activeOnly boo
 
 // SaveAlert writes an alert's mutable fields back.
 func (s *Store) SaveAlert(ctx context.Context, a *Alert) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE alerts SET name=?, active=?, min_urgency=?, channel=?, target=?, filters=?, digest=? WHERE id = ? AND project_id = ?`,
+	return s.execOne(ctx, `UPDATE alerts SET name=?, active=?, min_urgency=?, channel=?, target=?, filters=?, digest=? WHERE id = ? AND project_id = ?`,
 		a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, string(a.Filters), a.Digest, a.ID, a.ProjectID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
 }
 
 // DeleteAlert deletes an alert (notifications stop: pending alert
 // deliveries are dropped with it).
 func (s *Store) DeleteAlert(ctx context.Context, projectID, id string) error {
-	return s.deleteOne(ctx, `DELETE FROM alerts WHERE id = ? AND project_id = ?`, id, projectID)
+	return s.execOne(ctx, `DELETE FROM alerts WHERE id = ? AND project_id = ?`, id, projectID)
 }
 
 // Webhook is an event subscription.
@@ -266,19 +260,12 @@ func (s *Store) ListWebhooks(ctx context.Context, projectID string) ([]*Webhook,
 // SaveWebhook writes a webhook's mutable fields back.
 func (s *Store) SaveWebhook(ctx context.Context, w *Webhook) error {
 	w.UpdatedAt = now()
-	res, err := s.w.ExecContext(ctx, `UPDATE webhooks SET url=?, events=?, active=?, disabled_reason=?, secret=?, previous_secret=?, previous_secret_until=?, updated_at=?
+	return s.execOne(ctx, `UPDATE webhooks SET url=?, events=?, active=?, disabled_reason=?, secret=?, previous_secret=?, previous_secret_until=?, updated_at=?
 		WHERE id = ? AND project_id = ?`,
 		w.URL, toJSON(w.Events), boolInt(w.Active), w.DisabledReason, w.Secret, w.PreviousSecret, w.PreviousSecretUntil, w.UpdatedAt, w.ID, w.ProjectID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
 }
 
 // DeleteWebhook deletes a webhook and its delivery log.
 func (s *Store) DeleteWebhook(ctx context.Context, projectID, id string) error {
-	return s.deleteOne(ctx, `DELETE FROM webhooks WHERE id = ? AND project_id = ?`, id, projectID)
+	return s.execOne(ctx, `DELETE FROM webhooks WHERE id = ? AND project_id = ?`, id, projectID)
 }

@@ -122,27 +122,13 @@ func (s *Store) SaveMonitor(ctx context.Context, m *Monitor, reactivated bool) e
 	}
 	q += ` WHERE id = ? AND project_id = ? AND deleted_at IS NULL`
 	args = append(args, m.ID, m.ProjectID)
-	res, err := s.w.ExecContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.execOne(ctx, q, args...)
 }
 
 // DeleteMonitor stops a monitor permanently; its mentions stay.
 func (s *Store) DeleteMonitor(ctx context.Context, projectID, id string) error {
 	t := now()
-	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET deleted_at = ?, active = 0, updated_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL`, t, t, id, projectID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.execOne(ctx, `UPDATE monitors SET deleted_at = ?, active = 0, updated_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL`, t, t, id, projectID)
 }
 
 // RemoveKeyword removes keyword (compared case-insensitively, as matching

@@ -226,14 +226,7 @@ func (s *Store) SetPublic(ctx context.Context, id string, enabled bool) error {
 
 // SetPlan changes a project's plan.
 func (s *Store) SetPlan(ctx context.Context, id, plan string) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE projects SET plan = ? WHERE id = ?`, plan, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.execOne(ctx, `UPDATE projects SET plan = ? WHERE id = ?`, plan, id)
 }
 
 // Member is a user's membership of a project.
