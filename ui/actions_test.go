@@ -144,6 +144,16 @@ func TestSecretsShownOnce(t *testing.T) {
 	if st, body, _ := c.post("/a/rotate_webhook_secret", url.Values{"id": {id}, "_back": {"/webhooks"}}, true); st != 200 || !strings.Contains(body, "whsec_") {
 		t.Errorf("rotate %d", st)
 	}
+	// Edit a webhook's URL and events.
+	if !strings.Contains(body, `action="/a/update_webhook" class="stack"`) {
+		_, body, _ = c.get("/webhooks")
+	}
+	if st, b, _ := c.post("/a/update_webhook", url.Values{"id": {id}, "url": {"https://hooks.example/y"}, "events": {"monitor.scan_failed"}, "_back": {"/webhooks"}}, true); st != http.StatusSeeOther {
+		t.Fatalf("edit webhook %d %s", st, b)
+	}
+	if w, err := e.st.Webhook(context.Background(), e.proj.ID, id); err != nil || w.URL != "https://hooks.example/y" || strings.Join(w.Events, ",") != "monitor.scan_failed" {
+		t.Fatalf("webhook after edit: %+v %v", w, err)
+	}
 	// Bad webhook URL: inline error.
 	st, body, _ = c.post("/a/create_webhook", url.Values{"url": {"ftp://x"}, "_back": {"/webhooks"}}, true)
 	if st != 400 || !strings.Contains(body, `class="field-error"`) {
@@ -183,6 +193,20 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 	}
 	_, body, _ := c.get("/alerts")
 	must(t, body, "Urgent", "ops@example.com", "category=bug_report", "Hourly digest")
+	// Edit the alert's channel, target and filters.
+	as, _ := e.st.ListAlerts(context.Background(), e.proj.ID, false)
+	st, b, _ := c.post("/a/update_alert", url.Values{"id": {as[0].ID}, "name": {"Urgent"}, "min_urgency": {"75"}, "channel": {"slack"},
+		"target": {"https://hooks.slack.example/T1"}, "digest": {"instant"}, "filters.category": {""}, "filters.sentiment": {"negative"},
+		"filters.source": {"x"}, "filters.search": {"outage"}, "_back": {"/alerts"}}, true)
+	if st != http.StatusSeeOther {
+		t.Fatalf("edit alert %d %s", st, b)
+	}
+	a, _ := e.st.Alert(context.Background(), e.proj.ID, as[0].ID)
+	if a.Channel != "slack" || a.MinUrgency != 75 || !strings.Contains(string(a.Filters), `"sentiment":"negative"`) || strings.Contains(string(a.Filters), "bug_report") {
+		t.Fatalf("alert after edit: %+v %s", a, a.Filters)
+	}
+	_, body, _ = c.get("/alerts")
+	must(t, body, `<option value="negative" selected>`, `value="outage"`)
 	st, body, _ = c.post("/a/create_alert", url.Values{"name": {"Bad"}, "channel": {"email"}, "target": {"nope"}, "_back": {"/alerts"}}, true)
 	if st != 400 || !strings.Contains(body, "target must be an email address") {
 		t.Errorf("bad alert %d", st)

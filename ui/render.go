@@ -60,6 +60,14 @@ var funcs = template.FuncMap{
 		return fmt.Sprint(v)
 	},
 	"seq": func(xs ...string) []string { return xs },
+	"hasItem": func(xs []string, x string) bool {
+		for _, v := range xs {
+			if v == x {
+				return true
+			}
+		}
+		return false
+	},
 	"filterLabel": func(k string) string {
 		return map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}[k]
 	},
@@ -96,8 +104,9 @@ var funcs = template.FuncMap{
 		sort.Strings(parts)
 		return strings.Join(parts, ", ")
 	},
-	"splitNav": func(s string) []string { return strings.SplitN(s, ":", 3) },
-	"dict":     dict,
+	"filterVal": func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
+	"splitNav":  func(s string) []string { return strings.SplitN(s, ":", 3) },
+	"dict":      dict,
 	"host": func(s string) string {
 		if u, err := url.Parse(s); err == nil && u.Host != "" {
 			return strings.TrimPrefix(u.Host, "www.")
