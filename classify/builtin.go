@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"earshot/classify/internal/catmodel"
-	"earshot/classify/internal/nb"
+	"earshot/classify/internal/words"
 )
 
 // Builtin is the offline, deterministic classifier. It holds no mutable
@@ -33,7 +33,7 @@ func analyze(text string) analysis {
 	a := analysis{text: text, low: strings.ToLower(text)}
 	a.toks = tokenize(text, make([]token, 0, 32))
 	a.sent = scoreTokens(text, a.toks)
-	a.words = nb.Words(text)
+	a.words = words.Words(text)
 	return a
 }
 

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"earshot/classify/internal/nb"
+	"earshot/classify/internal/words"
 )
 
 // Relevance answers "is this post really about the brand?". Rules read how
@@ -127,9 +127,9 @@ func (m *RelevanceModel) score(words []string, exclude []string) (float64, strin
 }
 
 func relevanceWords(text string) []string {
-	words := nb.Words(text)
-	out := words[:0]
-	for _, w := range words {
+	all := words.Words(text)
+	out := all[:0]
+	for _, w := range all {
 		if len(w) > 2 && !relevanceStop[w] {
 			out = append(out, w)
 		}
@@ -319,8 +319,8 @@ func descriptionWords(in Input) map[string]bool {
 	}
 	m := map[string]bool{}
 	terms := brandTerms(in)
-	for _, w := range nb.Words(in.Project.Description) {
-		if len(w) < 4 || relevanceStop[w] || nb.IsStopword(w) {
+	for _, w := range words.Words(in.Project.Description) {
+		if len(w) < 4 || relevanceStop[w] || words.IsStopword(w) {
 			continue
 		}
 		isTerm := false
