@@ -24,12 +24,6 @@ import (
 	"earshot/server"
 )
 
-// wireService connects the capability layer to the packages it must not import.
-func wireService(svc *capability.Service) {
-	svc.ValidateWebhookURL = deliver.ValidateURL
-	svc.NewWebhookSecret = deliver.NewSecret
-}
-
 // decodeMap decodes a Go map as a capability input, with the same validation
 // as REST and MCP.
 func decodeMap(c *capability.Capability, body map[string]any) (any, error) {

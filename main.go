@@ -207,7 +207,6 @@ func openService(ctx context.Context, cfg *Config, stderr io.Writer) (*capabilit
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}, newLogger(stderr, cfg.LogLevel))
-	wireService(svc)
 	return svc, func() { st.Close() }, nil
 }
 

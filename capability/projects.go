@@ -338,11 +338,3 @@ func randToken(n int) string {
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }
-
-func randTokenStd(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}

@@ -3,12 +3,10 @@ package capability
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
-	"net/url"
-	"strings"
 	"time"
 
+	"earshot/deliver"
 	"earshot/store"
 )
 
@@ -228,22 +226,10 @@ func (s *Service) checkTarget(channel, target string) error {
 	return nil
 }
 
+// checkWebhookURL applies the SSRF guard of CONTRACT §8 to a webhook or
+// alert target (the delivery client checks the resolved IP again).
 func (s *Service) checkWebhookURL(raw string) error {
-	if s.ValidateWebhookURL != nil {
-		return s.ValidateWebhookURL(raw, s.Config.AllowPrivateWebhooks)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && !(s.Config.AllowPrivateWebhooks && u.Scheme == "http")) {
-		return fmt.Errorf("must be a public https URL")
-	}
-	return nil
-}
-
-func (s *Service) newSecret() string {
-	if s.NewWebhookSecret != nil {
-		return s.NewWebhookSecret()
-	}
-	return "whsec_" + strings.TrimRight(randTokenStd(32), "=")
+	return deliver.ValidateURL(raw, s.Config.AllowPrivateWebhooks)
 }
 
 func (s *Service) alertCaps() []*Capability {
@@ -271,7 +257,7 @@ func (s *Service) alertCaps() []*Capability {
 				}
 				out := &AlertOut{Alert: a}
 				if a.Channel == "webhook" {
-					a.Secret = s.newSecret()
+					a.Secret = deliver.NewSecret()
 					out.Secret = &a.Secret
 				}
 				if err := s.Store.CreateAlert(ctx, a); err != nil {

@@ -30,9 +30,7 @@ type Service struct {
 	Config Config
 	Log    *slog.Logger
 	// Hooks for other parts of the process; nil hooks are skipped.
-	MonitorChanged     func(projectID, monitorID string) // nudges the scheduler
-	ValidateWebhookURL func(raw string, allowPrivate bool) error
-	NewWebhookSecret   func() string
+	MonitorChanged func(projectID, monitorID string) // nudges the scheduler
 
 	caps       []*Capability
 	byName     map[string]*Capability

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"earshot/deliver"
 	"earshot/store"
 )
 
@@ -101,7 +102,7 @@ func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWeb
 	if len(events) == 0 {
 		events = []string{"mention.created"}
 	}
-	w := &store.Webhook{ProjectID: p.ProjectID, URL: in.URL, Events: events, Active: true, Secret: s.newSecret()}
+	w := &store.Webhook{ProjectID: p.ProjectID, URL: in.URL, Events: events, Active: true, Secret: deliver.NewSecret()}
 	if err := s.Store.CreateWebhook(ctx, w); err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (s *Service) rotateSecret(ctx context.Context, p *Principal, in *IDPath) (*
 	}
 	until := store.FormatTime(s.now().Add(24 * time.Hour))
 	w.PreviousSecret, w.PreviousSecretUntil = w.Secret, &until
-	w.Secret = s.newSecret()
+	w.Secret = deliver.NewSecret()
 	if err := s.Store.SaveWebhook(ctx, w); err != nil {
 		return nil, err
 	}

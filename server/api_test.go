@@ -465,3 +465,17 @@ func TestLoginRateLimited(t *testing.T) {
 		t.Fatalf("only %d of 30 simultaneous guesses were rate limited", limited)
 	}
 }
+
+// TestWebhookSSRFGuard: the REST binding refuses private and metadata
+// targets for webhooks and webhook/slack alerts (CONTRACT §8).
+func TestWebhookSSRFGuard(t *testing.T) {
+	e := newEnv(t)
+	e.svc.Config.AllowPrivateWebhooks = false
+	for _, u := range []string{"https://127.0.0.1/x", "https://169.254.169.254/latest", "https://10.0.0.1/h", "http://hooks.example.com/x", "https://[::1]/x"} {
+		r := e.do("POST", "/api/v1/webhooks", e.keyA, map[string]any{"url": u}).expect(400, "VALIDATION_ERROR")
+		if r.errParam() != "url" {
+			t.Fatalf("%s: param %q", u, r.errParam())
+		}
+		e.do("POST", "/api/v1/alerts", e.keyA, map[string]any{"name": "a", "channel": "slack", "target": u}).expect(400, "VALIDATION_ERROR")
+	}
+}
