@@ -91,7 +91,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if demo {
 		// A fresh data dir, and every collector pointed at a local server
 		// replaying recorded platform responses: no credentials, no network.
-		if cfg.DataDir == envOr(getenv, "EARSHOT_DATA", "./earshot-data") && getenv("EARSHOT_DATA") == "" && !flagSet(args, "data") {
+		if getenv("EARSHOT_DATA") == "" && !flagSet(args, "data") {
 			d, err := os.MkdirTemp("", "earshot-demo-")
 			if err != nil {
 				return err
