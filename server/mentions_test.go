@@ -254,6 +254,7 @@ func TestMentionSearch(t *testing.T) {
 	texts := []string{
 		"Acme's (new) plan costs $5.99+tax?", "50% off at ACME today", "snake_case_name in acme config", `she said "acme is great"`,
 		"Ünïcödé ÉCOLE and café", "love it 🎉🎉 acme", "a.b*c+d[e]", "a_b", "tiny x", "Straße naïve",
+		"the checkout keeps failing at step two", "keeps failing checkout, the step two",
 	}
 	var seeded []*store.Mention
 	for i, text := range texts {
@@ -268,6 +269,9 @@ func TestMentionSearch(t *testing.T) {
 		"$5.99+tax?": {0}, "(new)": {0}, "50%": {1}, "%": {1}, "_": {2, 7}, "snake_case": {2}, `"acme is`: {3}, "'s": {0},
 		"école": {4}, "CAFÉ": {4}, "🎉": {5}, "🎉🎉 a": {5}, "b*c+d[": {6}, ".": {0, 6}, "a_b": {7}, "x": {0, 8}, "ti": {8},
 		"acme": {0, 1, 2, 3, 5}, "ACME": {0, 1, 2, 3, 5}, "naïve": {9}, "nothing-here": {},
+		// Longer than the dozen trigrams the index is asked for; the words
+		// of 11 hold most of them but not the substring.
+		"checkout keeps failing": {10}, "keeps failing": {10, 11}, "the step two": {11},
 	}
 	for _, phase := range []string{"pending", "indexed"} {
 		if phase == "indexed" {

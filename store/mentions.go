@@ -198,8 +198,38 @@ func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Pos
 	return b.String(), rows.Err()
 }
 
-func ftsPhrase(search string) string {
-	return `"` + strings.ReplaceAll(search, `"`, `""`) + `"`
+// maxQueryTrigrams bounds how many of a long search's trigrams the index
+// is asked for: any dozen already narrow the candidates to a handful, and
+// the exact predicate decides.
+const maxQueryTrigrams = 12
+
+// ftsTrigrams turns a search of three or more characters into an FTS5
+// query for rows holding its trigrams (all of them, or maxQueryTrigrams
+// spread over it, first and last included). The index keeps no positions
+// (detail=none: a third of the size, indexing 2.4x faster), so it cannot
+// answer phrases; the rows it returns are candidates that the exact
+// case-folded substring predicate then filters.
+func ftsTrigrams(search string) string {
+	r := []rune(search)
+	n := len(r) - 2
+	if n <= 0 {
+		return `""`
+	}
+	picks := min(n, maxQueryTrigrams)
+	var b strings.Builder
+	last := -1
+	for k := range picks {
+		i := k * (n - 1) / max(picks-1, 1)
+		if i == last {
+			continue
+		}
+		last = i
+		if b.Len() > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString(`"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`)
+	}
+	return b.String()
 }
 
 func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
@@ -223,7 +253,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if rare {
 		from = `(SELECT rowid AS rid FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.rid`
-		fromArgs = append(fromArgs, ftsPhrase(f.Search))
+		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
 	}
 	if f.MonitorID != "" && !sync && !rare {
 		// Drive from the monitor's own date-ordered index.
@@ -365,7 +395,7 @@ func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) er
 func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
-		ftsPhrase(search), rareSearchCap).Scan(&n)
+		ftsTrigrams(search), rareSearchCap).Scan(&n)
 	return err == nil && n < rareSearchCap
 }
 
