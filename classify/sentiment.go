@@ -13,7 +13,10 @@ import (
 // dampeners, ALL-CAPS emphasis in mixed-case text, negation in a three-word
 // window, "but" shifting weight to the clause after it, "least", a few
 // idioms, and "!"/"?" emphasis, summed and normalised into a compound score
-// in -1..1. The code is Earshot's own, written from the paper and the
+// in -1..1. "no" scores with its lexicon valence (-1.2) as in VADER's
+// original release; the later special case that drops it and negates the
+// next word instead lost more tweets than it fixed on the VADER ground truth
+// (compared tweet by tweet with the reference implementation). The code is Earshot's own, written from the paper and the
 // published description of the algorithm.
 //
 // The lexicon is VADER's own (vaderlex/vader_lexicon.txt, MIT, (c) 2016
@@ -306,15 +309,6 @@ func valenceAt(toks []token, i int, capDiff bool) float64 {
 			return ""
 		}
 		return toks[j].low
-	}
-	// "no" before a sentiment word negates that word instead of counting.
-	if t.low == "no" && i+1 < len(toks) {
-		if _, ok := lookup(toks[i+1]); ok {
-			return 0
-		}
-	}
-	if w(i-1) == "no" || w(i-2) == "no" || (w(i-3) == "no" && (w(i-1) == "or" || w(i-1) == "nor")) {
-		v *= negationScalar
 	}
 	if t.upper && capDiff {
 		if v > 0 {
