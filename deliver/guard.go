@@ -143,11 +143,15 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 		Control:   dialControl(allowPrivate),
 	}
 	transport := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            dialer.DialContext,
-		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    4,
+		Proxy:             nil,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
+		// Lanes to webhooks on one host (one receiver with several hooks, a
+		// relay service) each keep their connection: with fewer idle slots
+		// than lanes, every request past the fourth closed its connection
+		// after the answer and dialled a new one.
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    64,
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ResponseHeaderTimeout:  timeout,

@@ -25,6 +25,8 @@ type OutboxEvent struct {
 	Type      string
 	Payload   string // the webhook body
 	CreatedAt string
+
+	completed bool // Payload was completed from the mention (write it back)
 }
 
 // UndispatchedEvents returns up to limit events not yet fanned out, oldest
@@ -58,6 +60,7 @@ func (s *Store) UndispatchedEvents(ctx context.Context, limit int) ([]*OutboxEve
 		if e.Payload, err = s.completeMentionEvent(ctx, e.Payload, *refs[i]); err != nil {
 			return nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
+		e.completed = true
 	}
 	return out, nil
 }
@@ -102,41 +105,123 @@ func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 	return n, nil
 }
 
-// dispatchRows bounds the rows one fan-out transaction writes.
-const dispatchRows = 64
+// dispatchRows bounds the rows one fan-out transaction writes. Delivery
+// rows are small (the body stays in the event), so a few hundred take
+// about a millisecond.
+const dispatchRows = 512
 
+// dispatch writes one transaction: one statement marks the events (and
+// writes back the bodies completed from their mention), one inserts every
+// webhook delivery. Statements cost more than rows here.
 func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
 	n := 0
 	t, first := now(), FormatTime(firstAttempt)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		n = 0
-		mark, err := tx.PrepareContext(ctx, `UPDATE events SET dispatched = 1 WHERE seq = ? AND dispatched = 0`)
+		// Events another instance dispatched meanwhile are not returned.
+		var q strings.Builder
+		args := make([]any, 0, 2*len(fanouts))
+		q.WriteString(`UPDATE events SET dispatched = 1, payload = COALESCE(v.column2, events.payload) FROM (VALUES `)
+		for i, f := range fanouts {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString(`(?,?)`)
+			var body any
+			if f.Event.completed {
+				// Deliveries read the body from the event from now on.
+				body = f.Event.Payload
+			}
+			args = append(args, f.Event.Seq, body)
+		}
+		q.WriteString(`) AS v WHERE events.seq = v.column1 AND events.dispatched = 0 RETURNING events.seq`)
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
 			return err
 		}
-		defer mark.Close()
-		// Each delivery keeps its own copy of the body: events are purged
-		// after 30 days (PurgeExpired) and replays must still work.
-		hook, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
-			SELECT ?, id, project_id, ?, ?, ?, 'pending', ?, ?, ? FROM webhooks WHERE id = ?`)
-		if err != nil {
+		marked := make(map[int64]bool, len(fanouts))
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return err
+			}
+			marked[seq] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		defer hook.Close()
+		n = len(marked)
+		if n == 0 {
+			return nil
+		}
+		// The webhooks that still exist (one may have been deleted since
+		// the fan-out was planned), with their projects.
+		hooks := map[string]string{}
+		args = args[:0]
 		for _, f := range fanouts {
-			ev := f.Event
-			res, err := mark.ExecContext(ctx, ev.Seq)
+			if !marked[f.Event.Seq] {
+				continue
+			}
+			for _, id := range f.WebhookIDs {
+				if _, ok := hooks[id]; !ok {
+					hooks[id] = ""
+					args = append(args, id)
+				}
+			}
+		}
+		if len(args) > 0 {
+			rows, err := tx.QueryContext(ctx, `SELECT id, project_id FROM webhooks WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
 			if err != nil {
 				return err
 			}
-			if k, _ := res.RowsAffected(); k == 0 {
-				continue
-			}
-			n++
-			for _, wid := range f.WebhookIDs {
-				if _, err := hook.ExecContext(ctx, newDeliveryID(), ev.ID, ev.Type, ev.Payload, first, t, t, wid); err != nil {
+			for rows.Next() {
+				var id, pid string
+				if err := rows.Scan(&id, &pid); err != nil {
+					rows.Close()
 					return err
 				}
+				hooks[id] = pid
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		// One multi-row insert, in event order (seq order is the order
+		// per webhook). payload '' means the event's body (see 050).
+		q.Reset()
+		args = args[:0]
+		q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, created_at, updated_at) VALUES `)
+		rowsN := 0
+		for _, f := range fanouts {
+			ev := f.Event
+			if !marked[ev.Seq] {
+				continue
+			}
+			for _, wid := range f.WebhookIDs {
+				pid := hooks[wid]
+				if pid == "" {
+					continue
+				}
+				if rowsN > 0 {
+					q.WriteByte(',')
+				}
+				q.WriteString(`(?,?,?,?,?,?,'',?,?,?)`)
+				args = append(args, newDeliveryID(), wid, pid, ev.ID, ev.Type, ev.Seq, first, t, t)
+				rowsN++
+			}
+		}
+		if rowsN > 0 {
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return err
+			}
+		}
+		for _, f := range fanouts {
+			ev := f.Event
+			if !marked[ev.Seq] {
+				continue
 			}
 			for _, a := range f.Alerts {
 				if a.Digest {
@@ -203,8 +288,12 @@ func (o Outbox) sql() outboxSQL {
 	}
 	// The event row gives when it was recorded (the lag metric); it may
 	// have been purged already.
-	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks", from: `deliveries d LEFT JOIN events e ON e.id = d.event_id`,
-		cols: `d.seq, d.id, d.webhook_id, d.project_id, d.event_id, d.event_type, d.payload,
+	// A delivery made by Dispatch has no body of its own (payload ''): it is
+	// the event's.
+	return outboxSQL{table: "deliveries", target: "webhook_id", parent: "webhooks",
+		from: `deliveries d LEFT JOIN events e ON e.seq = COALESCE(d.event_seq, (SELECT seq FROM events WHERE id = d.event_id))`,
+		cols: `d.seq, d.id, d.webhook_id, d.project_id, d.event_id, d.event_type,
+			CASE WHEN d.payload = '' THEN COALESCE(e.payload, '') ELSE d.payload END,
 			d.attempts, d.replay_of IS NOT NULL,
 			CASE WHEN d.replay_of IS NULL THEN COALESCE(e.created_at, d.created_at) ELSE d.created_at END,
 			d.created_at, d.next_attempt_at, d.lease_until`}

@@ -70,11 +70,12 @@ func TestDispatchOnce(t *testing.T) {
 		t.Fatalf("second dispatch %d %v", n, err)
 	}
 	ds, _ := s.ListDeliveries(ctx, w.ID, "", 0, 10)
-	if len(ds) != 3 || ds[2].EventID != evs[0].ID || ds[0].Payload != evs[2].Payload {
+	if len(ds) != 3 || ds[2].EventID != evs[0].ID || ds[0].Payload != "" {
 		t.Fatalf("deliveries %+v", ds)
 	}
-	// Each delivery has its own copy of the body, so replays survive the
-	// event purge.
+	// Deliveries read the body from the event; one still pending when the
+	// event is purged takes its own copy, so it is still sent and replays
+	// survive.
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM events`); err != nil {
 		t.Fatal(err)
 	}
@@ -181,5 +182,76 @@ func TestFlushDigestAndCascade(t *testing.T) {
 	}
 	if ds, _ := s.ListAlertDeliveries(ctx, a.ID, 10); len(ds) != 0 {
 		t.Fatalf("notifications outlived their alert: %+v", ds)
+	}
+}
+
+// TestDispatchReferencesEventBody: deliveries share their event's body; a
+// body completed from the mention is written back once, so every webhook
+// and every later attempt sends the same bytes; the 30-day purge of events
+// takes their finished deliveries along.
+func TestDispatchReferencesEventBody(t *testing.T) {
+	ctx := context.Background()
+	s, pid, w := outboxFixture(t)
+	w2 := &Webhook{ProjectID: pid, URL: "https://example.com/two", Events: []string{"mention.created"}, Active: true, Secret: "whsec_AAAA"}
+	if err := s.CreateWebhook(ctx, w2); err != nil {
+		t.Fatal(err)
+	}
+	// A reference event whose mention does not exist keeps its reference
+	// body; the write-back path is the same.
+	ref := newMentionRefEvent(pid, "mention.created", "m_missing")
+	plain, _ := NewEvent(pid, "mention.created", map[string]any{"mention": map[string]any{"id": "m2"}})
+	for _, ev := range []*Event{ref, plain} {
+		if err := s.RecordEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := s.UndispatchedEvents(ctx, 10)
+	if err != nil || len(evs) != 2 || !evs[0].completed || evs[1].completed {
+		t.Fatalf("events %v %+v", err, evs)
+	}
+	evs[0].Payload = `{"completed":true}` // stands for the completed body
+	fs := []Fanout{{Event: evs[0], WebhookIDs: []string{w.ID, w2.ID}}, {Event: evs[1], WebhookIDs: []string{w.ID, w2.ID, "wh_deleted"}}}
+	if n, err := s.Dispatch(ctx, fs, time.Now()); err != nil || n != 2 {
+		t.Fatalf("dispatch %d %v", n, err)
+	}
+	for _, h := range []*Webhook{w, w2} {
+		jobs, err := s.ClaimRun(ctx, WebhookOutbox, h.ID, "me", time.Now(), time.Now().Add(time.Minute), 10)
+		if err != nil || len(jobs) != 2 || jobs[0].Payload != `{"completed":true}` || jobs[1].Payload != evs[1].Payload || jobs[0].EventID != ref.ID {
+			t.Fatalf("jobs %v %+v", err, jobs)
+		}
+		if err := s.RecordAttempts(ctx, "me", Record{Outbox: WebhookOutbox, Attempts: []Attempt{{Seq: jobs[0].Seq, Status: "delivered", StatusCode: 200, At: time.Now()}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stored string
+	_ = s.r.QueryRowContext(ctx, `SELECT payload FROM events WHERE seq = ?`, ref.Seq).Scan(&stored)
+	if stored != `{"completed":true}` {
+		t.Fatalf("event body not written back: %s", stored)
+	}
+	// Replays carry their own copy.
+	ds, _ := s.ListDeliveries(ctx, w.ID, "delivered", 0, 10)
+	r, err := s.ReplayDelivery(ctx, pid, ds[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own string
+	_ = s.r.QueryRowContext(ctx, `SELECT payload FROM deliveries WHERE id = ?`, r.ID).Scan(&own)
+	if own != `{"completed":true}` {
+		t.Fatalf("replay body %q", own)
+	}
+	// Purge: the delivered ones go with the event, the pending ones keep a
+	// copy of the body and stay sendable, the replay is untouched.
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM events`); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	_ = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries`).Scan(&left)
+	if left != 3 {
+		t.Fatalf("%d deliveries left after the purge, want 2 pending + 1 replay", left)
+	}
+	_ = s.ReleaseLeases(ctx, WebhookOutbox, "me", []int64{1, 2, 3, 4, 5, 6})
+	jobs, _ := s.ClaimRun(ctx, WebhookOutbox, w2.ID, "me", time.Now(), time.Now().Add(time.Minute), 10)
+	if len(jobs) != 1 || jobs[0].Payload != evs[1].Payload {
+		t.Fatalf("pending after purge %+v", jobs)
 	}
 }
