@@ -37,10 +37,20 @@ func (w *Worker) dispatch(ctx context.Context) error {
 			fanouts = append(fanouts, t.fanout(ev, now, w.log))
 		}
 		first, _ := w.cfg.Schedule.Next(0, 0, nil)
-		if err := w.writer(func() error {
-			_, err := w.st.Dispatch(ctx, fanouts, time.Now().Add(first))
+		// New deliveries go straight to lanes of this worker (Run only).
+		var h *handoff
+		var sh *store.Handoff
+		if w.lanes != nil {
+			h, sh = w.newHandoff()
+		}
+		err = w.writer(func() error {
+			_, err := w.st.DispatchTo(ctx, fanouts, time.Now().Add(first), sh)
 			return err
-		}); err != nil {
+		})
+		if h != nil {
+			h.done()
+		}
+		if err != nil {
 			return err
 		}
 		if len(evs) < dispatchBatch {

@@ -68,6 +68,11 @@ type Worker struct {
 	writing chan struct{}
 	// records carries the lanes' outcomes to the recorder (see record).
 	records chan *recordReq
+	// The running lanes; the map is Run's (its goroutine only).
+	lanes   map[lane]*laneState
+	done    chan lane
+	laneCtx context.Context
+	lanesWG sync.WaitGroup
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
@@ -141,13 +146,37 @@ type lane struct {
 	id   string
 }
 
+// laneState is a running lane, shared by its goroutine and the dispatcher,
+// which hands new deliveries of the lane's webhook straight to it (see
+// handoff) instead of leaving them to be claimed and read back.
+type laneState struct {
+	mu       sync.Mutex
+	open     bool          // still taking hand-offs
+	jobs     []*store.Job  // handed off, not yet taken up by the lane
+	until    time.Time     // the earliest lease of those
+	lastSeq  int64         // the last delivery the lane holds
+	reserved int           // fan-outs in progress that may hand off
+	notify   chan struct{} // (cap 1) jobs arrived or reserved dropped
+}
+
+func newLaneState() *laneState {
+	return &laneState{open: true, notify: make(chan struct{}, 1)}
+}
+
+func (ls *laneState) signal() {
+	select {
+	case ls.notify <- struct{}{}:
+	default:
+	}
+}
+
 // Run works until ctx is cancelled, then waits for in-flight sends to
 // finish or time out, records them, and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("delivery worker started", "schedule", w.cfg.Schedule.String(), "concurrency", w.cfg.Concurrency)
-	busy := map[lane]bool{}
-	done := make(chan lane, w.cfg.Concurrency)
-	var wg sync.WaitGroup
+	w.lanes = map[lane]*laneState{}
+	w.done = make(chan lane, w.cfg.Concurrency)
+	w.laneCtx = ctx
 	w.records = make(chan *recordReq, w.cfg.Concurrency)
 	recorded := make(chan struct{})
 	go func() {
@@ -169,7 +198,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		wait := w.cfg.PollInterval
 		for _, kind := range []store.Outbox{store.WebhookOutbox, store.AlertOutbox} {
-			next, err := w.startLanes(ctx, kind, busy, done, &wg)
+			next, err := w.startLanes(ctx, kind)
 			if err != nil && ctx.Err() == nil {
 				w.log.Error("finding due deliveries", "outbox", kind.String(), "err", err)
 			}
@@ -180,18 +209,18 @@ func (w *Worker) Run(ctx context.Context) error {
 		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
-			wg.Wait()
+			w.lanesWG.Wait()
 			close(w.records)
 			<-recorded
 			w.log.Info("delivery worker stopped")
 			return nil
-		case l := <-done:
-			delete(busy, l)
+		case l := <-w.done:
+			delete(w.lanes, l)
 		drain:
 			for {
 				select {
-				case l := <-done:
-					delete(busy, l)
+				case l := <-w.done:
+					delete(w.lanes, l)
 				default:
 					break drain
 				}
@@ -202,10 +231,28 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 }
 
+// startLane runs a lane in its own goroutine (Run's goroutine only).
+func (w *Worker) startLane(l lane, ls *laneState) {
+	w.lanes[l] = ls
+	w.lanesWG.Add(1)
+	go func() {
+		defer w.lanesWG.Done()
+		if err := w.runLane(w.laneCtx, l, ls); err != nil {
+			w.log.Error("delivery lane", "outbox", l.kind.String(), "target", l.id, "err", err)
+			// A broken database should not turn the loop into a spin.
+			select {
+			case <-w.laneCtx.Done():
+			case <-time.After(w.cfg.PollInterval):
+			}
+		}
+		w.done <- l
+	}()
+}
+
 // startLanes starts a lane for every due queue not already being sent, up
 // to Concurrency, and returns how long until the next head falls due (0
 // when none is known).
-func (w *Worker) startLanes(ctx context.Context, kind store.Outbox, busy map[lane]bool, done chan<- lane, wg *sync.WaitGroup) (time.Duration, error) {
+func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Duration, error) {
 	heads, err := w.st.Heads(ctx, kind)
 	if err != nil {
 		return 0, err
@@ -224,7 +271,7 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox, busy map[lan
 	}
 	for _, h := range heads {
 		l := lane{kind, h.TargetID}
-		if busy[l] {
+		if w.lanes[l] != nil {
 			continue
 		}
 		if h.NextAttemptAt > nowS {
@@ -235,25 +282,81 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox, busy map[lan
 			soon(h.LeaseUntil) // another instance, or one that died
 			continue
 		}
-		if len(busy) >= w.cfg.Concurrency {
+		if len(w.lanes) >= w.cfg.Concurrency {
 			break
 		}
-		busy[l] = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.runLane(ctx, l); err != nil {
-				w.log.Error("delivery lane", "outbox", l.kind.String(), "target", l.id, "err", err)
-				// A broken database should not turn the loop into a spin.
-				select {
-				case <-ctx.Done():
-				case <-time.After(w.cfg.PollInterval):
-				}
-			}
-			done <- l
-		}()
+		w.startLane(l, newLaneState())
 	}
 	return next, nil
+}
+
+// handoff is the worker's side of store.Handoff for one fan-out (Run's
+// goroutine): new deliveries of a webhook go to its running lane when the
+// lane holds everything pending before them, or to a new lane when nothing
+// is pending; the first of them carries the lease.
+type handoff struct {
+	w        *Worker
+	reserved []*laneState
+	starting []lane
+}
+
+func (w *Worker) newHandoff() (*handoff, *store.Handoff) {
+	h := &handoff{w: w}
+	until := time.Now().Add(w.leaseFor())
+	return h, &store.Handoff{Owner: w.cfg.InstanceID, Until: until, Take: h.take,
+		Taken: func(id string, jobs []*store.Job) { h.taken(id, jobs, until) }}
+}
+
+func (h *handoff) take(webhookID string, lastPending int64) bool {
+	l := lane{store.WebhookOutbox, webhookID}
+	ls := h.w.lanes[l]
+	if ls == nil {
+		if lastPending != 0 || len(h.w.lanes) >= h.w.cfg.Concurrency {
+			return false
+		}
+		ls = newLaneState()
+		ls.reserved = 1
+		h.w.lanes[l] = ls // started in done, with or without the jobs
+		h.starting = append(h.starting, l)
+		h.reserved = append(h.reserved, ls)
+		return true
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if !ls.open || (lastPending != 0 && lastPending != ls.lastSeq) {
+		return false
+	}
+	ls.reserved++
+	h.reserved = append(h.reserved, ls)
+	return true
+}
+
+func (h *handoff) taken(webhookID string, jobs []*store.Job, until time.Time) {
+	ls := h.w.lanes[lane{store.WebhookOutbox, webhookID}]
+	ls.mu.Lock()
+	ls.jobs = append(ls.jobs, jobs...)
+	ls.lastSeq = jobs[len(jobs)-1].Seq
+	if ls.until.IsZero() || until.Before(ls.until) {
+		ls.until = until
+	}
+	ls.mu.Unlock()
+	ls.signal()
+}
+
+// done ends the fan-out: reservations are given back and new lanes start.
+func (h *handoff) done() {
+	for _, ls := range h.reserved {
+		ls.mu.Lock()
+		ls.reserved--
+		ls.mu.Unlock()
+		ls.signal()
+	}
+	for _, l := range h.starting {
+		ls := h.w.lanes[l]
+		delete(h.w.lanes, l)
+		h.w.startLane(l, ls)
+	}
+	h.reserved, h.starting = nil, nil
 }
 
 // writer runs fn as the worker's only write in flight. The store has one
@@ -270,118 +373,242 @@ func (w *Worker) writer(fn func() error) error {
 // and its recording; a dead instance's deliveries come back after it.
 func (w *Worker) leaseFor() time.Duration { return 2*w.cfg.Timeout + 10*time.Second }
 
-// runLane sends one queue's due deliveries in order until none is left,
-// one fails, or ctx is cancelled.
-func (w *Worker) runLane(ctx context.Context, l lane) error {
-	for ctx.Err() == nil {
-		now := time.Now()
-		leaseUntil := now.Add(w.leaseFor())
-		var jobs []*store.Job
-		err := w.writer(func() (err error) {
-			jobs, err = w.st.ClaimRun(ctx, l.kind, l.id, w.cfg.InstanceID, now, leaseUntil, runLimit)
-			return err
-		})
-		if err != nil || len(jobs) == 0 {
-			return err
+// laneRun is one lane's sending state.
+type laneRun struct {
+	w     *Worker
+	l     lane
+	ls    *laneState
+	r     *runSender
+	at    time.Time // when r was loaded
+	until time.Time // our lease on the head (the first job not yet recorded)
+	// Outcomes not yet handed to the recorder, and handed ones not yet
+	// stored.
+	batch     []store.Attempt
+	acked     []*store.Job
+	pending   []chan error
+	lastFlush time.Time
+}
+
+// senderReload bounds how long a lane sends with a webhook's settings
+// (URL, secrets, active) as it loaded them.
+const senderReload = time.Second
+
+// runLane sends one queue in order, jobs handed off by the fan-out or
+// claimed from the database, until none is left (after lingering a while
+// for more, for webhooks), one fails, or ctx is cancelled.
+func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
+	lr := &laneRun{w: w, l: l, ls: ls, lastFlush: time.Now()}
+	var jobs []*store.Job
+	for {
+		if len(jobs) == 0 {
+			jobs = lr.handedOff()
 		}
-		var r *runSender
-		if l.kind == store.WebhookOutbox {
-			r, err = w.webhookSender(ctx, l.id)
-		} else {
-			r, err = w.alertSender(ctx, jobs[0].ProjectID, l.id)
+		if ctx.Err() != nil {
+			return lr.stop(jobs, nil)
 		}
-		if err != nil || r == nil {
-			// The webhook or alert vanished or was paused after the claim:
-			// give the queue back (deleted ones went with it).
-			w.release(l.kind, jobs[:1])
-			return err
+		if len(jobs) == 0 {
+			// The next claim must see every outcome stored.
+			lr.submit(nil)
+			if err := lr.wait(); err != nil {
+				return lr.stop(nil, err)
+			}
+			var err error
+			if jobs, err = lr.next(ctx); err != nil || len(jobs) == 0 {
+				return lr.stop(jobs, err)
+			}
+			continue
 		}
-		more, err := w.sendRun(ctx, l.kind, r, jobs, leaseUntil)
-		if err != nil || !more {
-			return err
+		if lr.r == nil || time.Since(lr.at) >= senderReload {
+			var err error
+			if l.kind == store.WebhookOutbox {
+				lr.r, err = w.webhookSender(ctx, l.id)
+			} else {
+				lr.r, err = w.alertSender(ctx, jobs[0].ProjectID, l.id)
+			}
+			lr.at = time.Now()
+			if err != nil || lr.r == nil {
+				// The webhook or alert vanished or was paused: give the
+				// queue back (deleted ones went with it).
+				return lr.stop(jobs, err)
+			}
 		}
+		// Stop before an attempt that could outlast the lease (another
+		// instance would send the same delivery meanwhile).
+		if time.Now().Add(w.cfg.Timeout + time.Second).After(lr.until) {
+			return lr.stop(jobs, nil)
+		}
+		j := jobs[0]
+		// In-flight attempts finish (or time out) even when ctx ends.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+		res := lr.r.send(sctx, j)
+		cancel()
+		at := time.Now()
+		a := w.attempt(j, res, at)
+		lr.batch = append(lr.batch, a)
+		w.count(l.kind, lr.r.channel, res, a)
+		jobs = jobs[1:]
+		if a.Status == "delivered" {
+			lr.acked = append(lr.acked, j)
+			if len(jobs) == 0 {
+				jobs = lr.handedOff()
+			}
+			if len(jobs) > 0 && (len(lr.batch) >= flushMax || time.Since(lr.lastFlush) >= flushEvery) {
+				lr.submit(jobs[0])
+			}
+			continue
+		}
+		w.log.Warn("delivery attempt failed", "outbox", l.kind.String(), "target", j.TargetID, "delivery", j.ID,
+			"attempt", j.Attempts+1, "status", a.Status, "code", res.StatusCode, "err", res.Err)
+		var gone error
+		if l.kind == store.WebhookOutbox && res.Outcome == Gone {
+			gone = w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
+			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
+		}
+		// The rest waits behind the retry.
+		return lr.stop(jobs, gone)
 	}
-	return nil
+}
+
+// handedOff takes up the jobs the fan-out handed to the lane.
+func (lr *laneRun) handedOff() []*store.Job {
+	ls := lr.ls
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	jobs := ls.jobs
+	if len(jobs) > 0 {
+		if lr.until.IsZero() || ls.until.Before(lr.until) {
+			lr.until = ls.until
+		}
+		ls.jobs, ls.until = nil, time.Time{}
+	}
+	return jobs
+}
+
+// next waits for jobs when the lane holds none (all outcomes stored):
+// handed off, or claimed from the head of the queue. It returns none when
+// the lane should end; the lane is then closed to hand-offs.
+func (lr *laneRun) next(ctx context.Context) ([]*store.Job, error) {
+	w, ls := lr.w, lr.ls
+	// A webhook lane lingers for hand-offs (about one fan-out period) while
+	// there are lanes to spare, instead of ending and being started again.
+	linger := time.Duration(0)
+	if lr.l.kind == store.WebhookOutbox {
+		linger = w.cfg.PollInterval
+	}
+	lingerUntil := time.Now().Add(linger)
+	claimed := false
+	for ctx.Err() == nil {
+		ls.mu.Lock()
+		if jobs := ls.jobs; len(jobs) > 0 {
+			ls.mu.Unlock()
+			return lr.handedOff(), nil
+		}
+		reserved := ls.reserved > 0
+		ls.mu.Unlock()
+		if reserved {
+			// A fan-out may hand jobs off any moment.
+			select {
+			case <-ls.notify:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if !claimed {
+			now := time.Now()
+			until := now.Add(w.leaseFor())
+			var jobs []*store.Job
+			err := w.writer(func() (err error) {
+				jobs, err = w.st.ClaimRun(ctx, lr.l.kind, lr.l.id, w.cfg.InstanceID, now, until, runLimit)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			if len(jobs) > 0 {
+				lr.until = until
+				ls.mu.Lock()
+				ls.lastSeq = max(ls.lastSeq, jobs[len(jobs)-1].Seq)
+				ls.mu.Unlock()
+				return jobs, nil
+			}
+			claimed = true
+		}
+		if d := time.Until(lingerUntil); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-ls.notify:
+			case <-t.C:
+				claimed = false // one more look before ending
+				lingerUntil = time.Time{}
+			case <-ctx.Done():
+			}
+			t.Stop()
+			continue
+		}
+		ls.mu.Lock()
+		if len(ls.jobs) == 0 && ls.reserved == 0 {
+			ls.open = false
+			ls.mu.Unlock()
+			return nil, nil
+		}
+		ls.mu.Unlock()
+	}
+	return nil, nil
+}
+
+// stop ends the lane: outcomes are stored, the lane is closed to
+// hand-offs, and leases on jobs it will not send are given back.
+func (lr *laneRun) stop(jobs []*store.Job, err error) error {
+	lr.submit(nil)
+	err = errors.Join(err, lr.wait())
+	ls := lr.ls
+	for {
+		ls.mu.Lock()
+		if ls.reserved == 0 {
+			ls.open = false
+			jobs = append(jobs, ls.jobs...)
+			ls.jobs = nil
+			ls.mu.Unlock()
+			break
+		}
+		ls.mu.Unlock()
+		<-ls.notify // fan-outs are short and never wait for lanes
+	}
+	lr.w.release(lr.l.kind, jobs)
+	return err
+}
+
+// submit hands the outcomes gathered so far to the recorder without
+// waiting; next, when the lane goes on, is the job that becomes the head
+// and takes over the lease (renewed).
+func (lr *laneRun) submit(next *store.Job) {
+	if len(lr.batch) == 0 {
+		return
+	}
+	req := &recordReq{rec: store.Record{Outbox: lr.l.kind, Attempts: lr.batch}, acked: lr.acked, done: make(chan error, 1)}
+	if next != nil {
+		lr.until = time.Now().Add(lr.w.leaseFor())
+		req.rec.Next = &store.Lease{Seq: next.Seq, Until: lr.until}
+	}
+	lr.w.records <- req
+	lr.pending = append(lr.pending, req.done)
+	lr.batch, lr.acked, lr.lastFlush = nil, nil, time.Now()
+}
+
+// wait returns once every submitted outcome is stored.
+func (lr *laneRun) wait() error {
+	var err error
+	for _, c := range lr.pending {
+		err = errors.Join(err, <-c)
+	}
+	lr.pending = nil
+	return err
 }
 
 // runSender makes one attempt of one job; channel labels alert metrics.
 type runSender struct {
 	send    func(ctx context.Context, j *store.Job) Result
 	channel string
-}
-
-// sendRun sends jobs one after the other; a failure stops the run (the
-// rest waits behind the retry). It reports whether the lane may go on.
-//
-// The lease sits on the first job not yet recorded, which is the queue's
-// head in the database; each recorded batch of successes moves it to the
-// next job in the same transaction and renews it. Batches go to the
-// recorder without waiting, except before anything that must see them
-// stored: a failure, and the end of the run (the next claim).
-func (w *Worker) sendRun(ctx context.Context, kind store.Outbox, r *runSender, jobs []*store.Job, leaseUntil time.Time) (bool, error) {
-	var batch []store.Attempt
-	var acked []*store.Job
-	var pending []chan error
-	lastFlush := time.Now()
-	submit := func(next *store.Job) {
-		if len(batch) == 0 {
-			return
-		}
-		req := &recordReq{rec: store.Record{Outbox: kind, Attempts: batch}, acked: acked, done: make(chan error, 1)}
-		if next != nil {
-			leaseUntil = time.Now().Add(w.leaseFor())
-			req.rec.Next = &store.Lease{Seq: next.Seq, Until: leaseUntil}
-		}
-		w.records <- req
-		pending = append(pending, req.done)
-		batch, acked, lastFlush = nil, nil, time.Now()
-	}
-	wait := func() error {
-		var err error
-		for _, c := range pending {
-			err = errors.Join(err, <-c)
-		}
-		pending = nil
-		return err
-	}
-	for i, j := range jobs {
-		// Stop at shutdown, and before an attempt that could outlast the
-		// lease (another instance would send the same delivery meanwhile).
-		if ctx.Err() != nil || time.Now().Add(w.cfg.Timeout+time.Second).After(leaseUntil) {
-			submit(nil)
-			err := wait()
-			w.release(kind, jobs[i:i+1])
-			return false, err
-		}
-		// In-flight attempts finish (or time out) even when ctx ends.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
-		res := r.send(sctx, j)
-		cancel()
-		at := time.Now()
-		a := w.attempt(j, res, at)
-		batch = append(batch, a)
-		w.count(kind, r.channel, res, a)
-		if a.Status == "delivered" {
-			acked = append(acked, j)
-			if i+1 < len(jobs) && (len(batch) >= flushMax || time.Since(lastFlush) >= flushEvery) {
-				submit(jobs[i+1])
-			}
-			continue
-		}
-		w.log.Warn("delivery attempt failed", "outbox", kind.String(), "target", j.TargetID, "delivery", j.ID,
-			"attempt", j.Attempts+1, "status", a.Status, "code", res.StatusCode, "err", res.Err)
-		submit(nil)
-		err := wait()
-		if kind == store.WebhookOutbox && res.Outcome == Gone {
-			derr := w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
-			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
-			err = errors.Join(err, derr)
-		}
-		return false, err
-	}
-	submit(nil)
-	err := wait()
-	return err == nil, err
 }
 
 // recordReq is one lane's batch of outcomes for the recorder.

@@ -86,6 +86,28 @@ type Fanout struct {
 // created twice. firstAttempt is the next_attempt_at of the new rows.
 // It returns how many events it dispatched.
 func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
+	return s.DispatchTo(ctx, fanouts, firstAttempt, nil)
+}
+
+// Handoff gives new webhook deliveries straight to the worker that makes
+// them, leased, so its running lanes neither claim nor read them back.
+type Handoff struct {
+	Owner string
+	Until time.Time // lease expiry
+	// Take is asked inside the fan-out transaction, for each webhook that
+	// gets deliveries, with the seq of its last pending delivery (0: none).
+	// When it returns true, the first new delivery of the webhook is leased
+	// to Owner until Until and the new deliveries are passed to Taken.
+	// Taking is only safe when the caller holds everything pending before
+	// (lastPending is the last delivery it holds, or 0).
+	Take func(webhookID string, lastPending int64) bool
+	// Taken gets the taken deliveries of one webhook, in order, once their
+	// transaction has committed.
+	Taken func(webhookID string, jobs []*Job)
+}
+
+// DispatchTo is Dispatch with an optional hand-off of the new deliveries.
+func (s *Store) DispatchTo(ctx context.Context, fanouts []Fanout, firstAttempt time.Time, h *Handoff) (int, error) {
 	// Transactions of at most dispatchRows new rows, so an event recorded
 	// meanwhile (ingestion) never waits long for the writer.
 	n := 0
@@ -95,7 +117,7 @@ func (s *Store) Dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			rows += len(fanouts[k].WebhookIDs) + len(fanouts[k].Alerts)
 			k++
 		}
-		m, err := s.dispatch(ctx, fanouts[:k], firstAttempt)
+		m, err := s.dispatch(ctx, fanouts[:k], firstAttempt, h)
 		n += m
 		if err != nil {
 			return n, err
@@ -113,11 +135,12 @@ const dispatchRows = 512
 // dispatch writes one transaction: one statement marks the events (and
 // writes back the bodies completed from their mention), one inserts every
 // webhook delivery. Statements cost more than rows here.
-func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time) (int, error) {
+func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time, h *Handoff) (int, error) {
 	n := 0
 	t, first := now(), FormatTime(firstAttempt)
+	var taken map[string][]*Job
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		n = 0
+		n, taken = 0, map[string][]*Job{}
 		// Events another instance dispatched meanwhile are not returned.
 		var q strings.Builder
 		args := make([]any, 0, 2*len(fanouts))
@@ -171,29 +194,50 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 				}
 			}
 		}
+		// With the last pending delivery of each, to know which webhooks
+		// the caller takes.
+		take := map[string]bool{}
 		if len(args) > 0 {
-			rows, err := tx.QueryContext(ctx, `SELECT id, project_id FROM webhooks WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+			rows, err := tx.QueryContext(ctx, `SELECT id, project_id, COALESCE((SELECT d.seq FROM deliveries d
+					WHERE d.webhook_id = webhooks.id AND d.status = 'pending' ORDER BY d.seq DESC LIMIT 1), 0)
+				FROM webhooks WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
 			if err != nil {
 				return err
 			}
+			last := map[string]int64{}
 			for rows.Next() {
 				var id, pid string
-				if err := rows.Scan(&id, &pid); err != nil {
+				var seq int64
+				if err := rows.Scan(&id, &pid, &seq); err != nil {
 					rows.Close()
 					return err
 				}
-				hooks[id] = pid
+				hooks[id], last[id] = pid, seq
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
 				return err
 			}
+			if h != nil {
+				for id, pid := range hooks {
+					if pid != "" && h.Take(id, last[id]) {
+						take[id] = true
+					}
+				}
+			}
 		}
 		// One multi-row insert, in event order (seq order is the order
-		// per webhook). payload '' means the event's body (see 050).
+		// per webhook). payload '' means the event's body (see 050). The
+		// first delivery of a taken webhook carries the lease.
 		q.Reset()
 		args = args[:0]
-		q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, created_at, updated_at) VALUES `)
+		q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, lease_owner, lease_until, created_at, updated_at) VALUES `)
+		var owner, until any
+		if h != nil {
+			owner, until = h.Owner, FormatTime(h.Until)
+		}
+		leased := map[string]bool{}
+		var jobs map[string]*Job // by delivery id, taken ones
 		rowsN := 0
 		for _, f := range fanouts {
 			ev := f.Event
@@ -208,14 +252,54 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 				if rowsN > 0 {
 					q.WriteByte(',')
 				}
-				q.WriteString(`(?,?,?,?,?,?,'',?,?,?)`)
-				args = append(args, newDeliveryID(), wid, pid, ev.ID, ev.Type, ev.Seq, first, t, t)
+				q.WriteString(`(?,?,?,?,?,?,'',?,?,?,?,?)`)
+				id := newDeliveryID()
+				var o, u any
+				if take[wid] {
+					if !leased[wid] {
+						leased[wid] = true
+						o, u = owner, until
+					}
+					if jobs == nil {
+						jobs = map[string]*Job{}
+					}
+					j := &Job{ID: id, TargetID: wid, ProjectID: pid, EventID: ev.ID, EventType: ev.Type, Payload: ev.Payload,
+						EventAt: ev.CreatedAt, CreatedAt: t}
+					jobs[id] = j
+					taken[wid] = append(taken[wid], j)
+				}
+				args = append(args, id, wid, pid, ev.ID, ev.Type, ev.Seq, first, o, u, t, t)
 				rowsN++
 			}
 		}
 		if rowsN > 0 {
-			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-				return err
+			if len(jobs) == 0 {
+				if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+					return err
+				}
+			} else {
+				// The seqs of the taken ones (RETURNING order is not
+				// promised, ids are).
+				q.WriteString(` RETURNING id, seq`)
+				rows, err := tx.QueryContext(ctx, q.String(), args...)
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+					var id string
+					var seq int64
+					if err := rows.Scan(&id, &seq); err != nil {
+						rows.Close()
+						return err
+					}
+					if j := jobs[id]; j != nil {
+						j.Seq = seq
+					}
+				}
+				rows.Close()
+				if err := rows.Err(); err != nil {
+					return err
+				}
 			}
 		}
 		for _, f := range fanouts {
@@ -241,6 +325,9 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 	})
 	if err != nil {
 		return 0, fmt.Errorf("dispatch events: %w", err)
+	}
+	for wid, jobs := range taken {
+		h.Taken(wid, jobs)
 	}
 	return n, nil
 }
@@ -456,9 +543,49 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 			_, err := st.ExecContext(ctx, args...)
 			return err
 		}
+		// Successes first, one statement per queue: nothing they do
+		// depends on leases (a success is always recorded), and a lease
+		// moved onto a delivery recorded as delivered does nothing.
+		for _, o := range []Outbox{WebhookOutbox, AlertOutbox} {
+			var q strings.Builder
+			var args []any
+			for _, r := range recs {
+				if r.Outbox != o {
+					continue
+				}
+				for _, a := range r.Attempts {
+					if a.Status != "delivered" {
+						continue
+					}
+					if len(args) > 0 {
+						q.WriteByte(',')
+					}
+					q.WriteString(`(?,?,?,?,?)`)
+					var code any
+					if a.StatusCode != 0 {
+						code = a.StatusCode
+					}
+					args = append(args, a.Seq, code, a.Response, a.Error, FormatTime(a.At))
+				}
+			}
+			if len(args) == 0 {
+				continue
+			}
+			table := o.sql().table
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'delivered', attempts = attempts + 1, last_status_code = v.column2,
+				last_response = v.column3, last_error = v.column4, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = v.column5
+				FROM (VALUES `+q.String()+`) AS v WHERE `+table+`.seq = v.column1 AND `+table+`.status = 'pending'`, args...); err != nil {
+				return err
+			}
+		}
+		// Then, in order, retries and failures (only under our lease) and
+		// where each lease goes.
 		for _, r := range recs {
 			table := r.Outbox.sql().table
 			for _, a := range r.Attempts {
+				if a.Status == "delivered" {
+					continue
+				}
 				var code, next any
 				if a.StatusCode != 0 {
 					code = a.StatusCode
@@ -466,14 +593,7 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 				if a.Status == "pending" {
 					next = FormatTime(a.NextAttemptAt)
 				}
-				args := []any{a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq}
-				var err error
-				if a.Status == "delivered" {
-					err = exec(`UPDATE `+table+set, args...)
-				} else {
-					err = exec(`UPDATE `+table+set+` AND lease_owner = ?`, append(args, owner)...)
-				}
-				if err != nil {
+				if err := exec(`UPDATE `+table+set+` AND lease_owner = ?`, a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq, owner); err != nil {
 					return err
 				}
 			}
