@@ -619,15 +619,25 @@ type recordReq struct {
 }
 
 // recordMax bounds the attempts one recorder transaction writes.
-const recordMax = 128
+const recordMax = 512
 
-// record commits the batches of all lanes together: while one commit
-// runs, the next batches gather (group commit), so ten busy webhooks cost
-// one short write instead of ten. It returns when reqs is closed.
+// recordWindow is how long the recorder gathers batches before a commit.
+// Every commit writes each page it touched again; lanes flush every
+// flushEvery, so without a window ten lanes meant hundreds of commits a
+// second, each rewriting the same few pages.
+const recordWindow = 10 * time.Millisecond
+
+// record commits the batches of all lanes together: the batches that
+// arrive within recordWindow of the first (and while a commit runs) go in
+// one transaction, so ten busy webhooks cost one short write instead of
+// ten. It returns when reqs is closed.
 func (w *Worker) record(reqs <-chan *recordReq) {
+	window := time.NewTimer(0)
+	<-window.C
 	for r := range reqs {
 		group := []*recordReq{r}
 		n := len(r.rec.Attempts)
+		window.Reset(recordWindow)
 	gather:
 		for n < recordMax {
 			select {
@@ -637,8 +647,14 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 				}
 				group = append(group, r)
 				n += len(r.rec.Attempts)
-			default:
+			case <-window.C:
 				break gather
+			}
+		}
+		if !window.Stop() {
+			select {
+			case <-window.C:
+			default:
 			}
 		}
 		recs := make([]store.Record, len(group))
