@@ -29,7 +29,7 @@ func NewEvent(projectID, typ string, data any) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Event{ID: "evt_" + uuid.NewString(), Type: typ, CreatedAt: FormatTime(time.Now()), ProjectID: projectID, Data: b}, nil
+	return &Event{ID: "evt_" + uuid.Must(uuid.NewV7()).String(), Type: typ, CreatedAt: FormatTime(time.Now()), ProjectID: projectID, Data: b}, nil
 }
 
 // insertEvent writes ev into the outbox inside tx. The payload stored is the
