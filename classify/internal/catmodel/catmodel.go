@@ -31,7 +31,7 @@ type Model struct {
 	Weights   map[string][]float64 `json:"weights"`
 	Bias      []float64            `json:"bias"`
 	Threshold []float64            `json:"threshold"`
-	L2        float64              `json:"l2"` // the penalty cross-validation chose
+	L2        []float64            `json:"l2"` // the penalty cross-validation chose, per label
 }
 
 var stopwords = func() map[string]bool {
@@ -62,7 +62,9 @@ var cuePhrases = map[string][]string{
 		"request", "missing", "lacks", "lacking", "needs a", "needs to", "need a", "needs more", "integrate",
 		"integration", "allow", "let us", "let me", "customize", "customise", "widget", "dark mode", "no option",
 		"no way to", "there is no", "there's no", "isn't there", "is there a way", "it would be", "instead of",
-		"more options", "improve", "improvement", "make it possible", "would", "could"},
+		"more options", "improve", "improvement", "make it possible", "would", "could",
+		"should", "can you", "can we", "i want", "it'd be", "i'd", "needs", "need to", "add", "option",
+		"options", "setting", "settings", "able to", "let"},
 	"bug": {"crash", "crashes", "crashing", "crashed", "doesn't work", "does not work", "not working", "stopped working",
 		"won't", "can't", "cannot", "unable to", "fails", "failed", "error", "bug", "bugs", "buggy", "glitch", "freeze",
 		"freezes", "frozen", "stuck", "broken", "not sync", "won't sync", "doesn't sync", "not syncing", "sync",
@@ -239,9 +241,8 @@ var DefaultOptions = Options{MinDocs: 2, Folds: 5, L2: []float64{1e-4, 1e-3, 1e-
 
 // Train fits one model per label on docs. The L2 penalty and each label's
 // threshold are chosen by Folds-fold cross-validation within docs (folds by
-// position, so training is deterministic): the penalty with the best mean
-// out-of-fold F1 over the labels wins, and each threshold is the one that
-// maximises that label's out-of-fold F1.
+// position, so training is deterministic): each label gets the penalty with
+// its best out-of-fold F1, and the threshold that maximises that F1.
 func Train(docs []Doc, o Options) *Model {
 	feats := make([][]string, len(docs))
 	for i, d := range docs {
@@ -255,26 +256,47 @@ func Train(docs []Doc, o Options) *Model {
 		m := fit(docs, feats, o)
 		for range Labels {
 			m.Threshold = append(m.Threshold, 0.5)
+			m.L2 = append(m.L2, o.L2[0])
 		}
 		return m
 	}
-	bestMean, bestL2 := -1.0, o.L2[0]
-	var bestTh []float64
+	// Each label gets the penalty with its best out-of-fold F1.
+	bestF := make([]float64, len(Labels))
+	bestL2 := make([]float64, len(Labels))
+	bestTh := make([]float64, len(Labels))
+	for k := range bestF {
+		bestF[k] = -1
+	}
 	for _, l2 := range o.L2 {
 		o.LR.L2 = l2
 		th, f1 := crossValidate(docs, feats, o)
-		mean := 0.0
-		for _, f := range f1 {
-			mean += f / float64(len(f1))
-		}
-		if mean > bestMean+1e-12 {
-			bestMean, bestL2, bestTh = mean, l2, th
+		for k := range Labels {
+			if f1[k] > bestF[k]+1e-12 {
+				bestF[k], bestL2[k], bestTh[k] = f1[k], l2, th[k]
+			}
 		}
 	}
-	o.LR.L2 = bestL2
-	m := fit(docs, feats, o)
-	m.Threshold = bestTh
-	m.L2 = bestL2
+	fits := map[float64]*Model{}
+	for _, l2 := range bestL2 {
+		if fits[l2] == nil {
+			o.LR.L2 = l2
+			fits[l2] = fit(docs, feats, o)
+		}
+	}
+	m := &Model{Labels: Labels, Weights: map[string][]float64{}, Threshold: bestTh, L2: bestL2}
+	for k, l2 := range bestL2 {
+		fm := fits[l2]
+		m.Bias = append(m.Bias, fm.Bias[k])
+		for f, w := range fm.Weights {
+			if w[k] == 0 {
+				continue
+			}
+			if m.Weights[f] == nil {
+				m.Weights[f] = make([]float64, len(Labels))
+			}
+			m.Weights[f][k] = w[k]
+		}
+	}
 	return m
 }
 

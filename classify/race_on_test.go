@@ -1,0 +1,6 @@
+//go:build race
+
+package classify
+
+// raceEnabled: slow reference evaluations skip themselves under -race.
+const raceEnabled = true
