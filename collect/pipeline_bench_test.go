@@ -185,7 +185,9 @@ func benchProject(b *testing.B, st *store.Store, n int) (*store.Project, []*stor
 }
 
 // benchPrefill stores mentions directly (already classified) in large
-// batches until the project holds want of them.
+// batches until the project holds want of them. Like a store that collected
+// them over time, their publication times spread over the 90 days before
+// the hour the measured posts come from, oldest first.
 func benchPrefill(ctx context.Context, st *store.Store, projectID string, m *store.Monitor, want int) error {
 	u, err := st.Usage(ctx, projectID, store.PeriodStart(time.Now()))
 	if err != nil {
@@ -194,11 +196,13 @@ func benchPrefill(ctx context.Context, st *store.Store, projectID string, m *sto
 	have := u.MentionsUsed
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Now()
+	history := start.Add(-90*24*time.Hour - time.Hour).UTC()
 	for have < want {
 		n := min(5000, want-have)
 		batch := make([]store.NewMention, n)
 		for i := range batch {
 			p := benchPost(rng, fmt.Sprintf("prefill-%d", have+i))
+			p.PublishedAt = history.Add(time.Duration(float64(have+i) / float64(want) * float64(90*24*time.Hour)))
 			batch[i] = store.NewMention{Source: "x", ExternalID: p.ExternalID, URL: p.URL, AuthorHandle: p.AuthorHandle, Text: p.Text,
 				PublishedAt: p.PublishedAt, Engagement: p.Engagement, MonitorIDs: []string{m.ID}, IsRelevant: true, Category: "other",
 				Sentiment: "neutral", Urgency: 10, AISummary: p.Text, Classifier: "prefill"}

@@ -38,6 +38,8 @@ type Store struct {
 	r, w *sql.DB
 	ck   *sql.DB // one connection for background WAL checkpoints
 	path string
+
+	ingest ingestQueue // concurrent IngestMentions share transactions
 }
 
 // Open opens (creating if needed) the database in dir and applies pending

@@ -1,0 +1,348 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// NewMention is a classified post ready to store.
+type NewMention struct {
+	Source       string
+	ExternalID   string
+	URL          string
+	AuthorHandle string
+	Text         string
+	PublishedAt  time.Time
+	Engagement   map[string]int64
+	MonitorIDs   []string // monitors that matched, first is the primary
+	IsRelevant   bool
+	Category     string
+	Sentiment    string
+	Urgency      int
+	AISummary    string
+	Classifier   string
+	CostUSD      float64
+}
+
+// IngestResult says what an ingest batch did.
+type IngestResult struct {
+	New          int
+	Duplicates   int
+	Dropped      int
+	Created      []*Mention // stored mentions, in batch order
+	QuotaReached bool
+}
+
+// Group commit. Concurrent IngestMentions calls (one per scan being
+// processed) share transactions: the first caller to find no transaction
+// running leads, taking every batch queued meanwhile into one transaction
+// (each under its own savepoint, so a failing batch fails alone), and
+// loops while more arrive; the others wait for their result. A commit
+// writes each dirty page once, and the date-ordered indexes see many rows
+// land on the same pages, so one large transaction costs much less than
+// the same rows in several small ones.
+
+// maxGroupRows bounds the rows of one group transaction, so the first
+// batches of a burst are not held back by the last.
+const maxGroupRows = 4000
+
+type ingestReq struct {
+	ctx       context.Context
+	projectID string
+	quota     int
+	batch     []NewMention
+	res       IngestResult
+	err       error
+	done      chan struct{}
+}
+
+type ingestQueue struct {
+	mu      sync.Mutex
+	pending []*ingestReq
+	leading bool
+}
+
+// IngestMentions stores a batch for one project: one mention per (project,
+// source, external id) — a duplicate only gains monitor ids — counted once
+// against the quota (0 = unlimited). Posts over the quota are dropped and
+// counted. Relevant new mentions get a mention.created event; the first
+// drop of a period a usage.quota_reached one. The batch is stored
+// atomically (with its events), possibly in one transaction with other
+// callers' batches.
+func (s *Store) IngestMentions(ctx context.Context, projectID string, quota int, batch []NewMention) (IngestResult, error) {
+	if len(batch) == 0 {
+		return IngestResult{}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return IngestResult{}, err
+	}
+	req := &ingestReq{ctx: ctx, projectID: projectID, quota: quota, batch: batch, done: make(chan struct{})}
+	q := &s.ingest
+	q.mu.Lock()
+	q.pending = append(q.pending, req)
+	if q.leading {
+		q.mu.Unlock()
+		<-req.done
+		return req.res, req.err
+	}
+	q.leading = true
+	q.mu.Unlock()
+	for {
+		q.mu.Lock()
+		group := q.take()
+		if len(group) == 0 {
+			q.leading = false
+			q.mu.Unlock()
+			break
+		}
+		q.mu.Unlock()
+		s.ingestGroup(group)
+	}
+	<-req.done
+	return req.res, req.err
+}
+
+// take removes the next group from the queue (q.mu held): at least one
+// batch, then more while the group stays under maxGroupRows.
+func (q *ingestQueue) take() []*ingestReq {
+	n, rows := 0, 0
+	for n < len(q.pending) && (n == 0 || rows+len(q.pending[n].batch) <= maxGroupRows) {
+		rows += len(q.pending[n].batch)
+		n++
+	}
+	group := q.pending[:n:n]
+	q.pending = q.pending[n:]
+	return group
+}
+
+// ingestGroup stores the group's batches in one transaction and answers
+// each. The transaction does not end with one caller's context: a batch
+// whose caller gave up before its turn is skipped with its context's error.
+// If a batch fails, the group is rolled back and each batch is stored in a
+// transaction of its own, so it fails alone. (Savepoints would isolate them
+// too, but releasing one frees its in-memory journal, which costs more than
+// the group saves.)
+func (s *Store) ingestGroup(group []*ingestReq) {
+	ctx := context.WithoutCancel(group[0].ctx)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		for _, r := range group {
+			if r.err = r.ctx.Err(); r.err != nil {
+				continue
+			}
+			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch); r.err != nil {
+				return r.err
+			}
+		}
+		return nil
+	})
+	if err != nil && len(group) > 1 {
+		for _, r := range group {
+			if r.ctx.Err() != nil {
+				r.res, r.err = IngestResult{}, r.ctx.Err()
+				continue
+			}
+			r.err = s.tx(ctx, func(tx *sql.Tx) error {
+				var err error
+				r.res, err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch)
+				return err
+			})
+			if r.err != nil {
+				r.res = IngestResult{}
+			}
+		}
+		err = nil
+	}
+	for _, r := range group {
+		if err != nil && r.err == nil {
+			r.err = err
+		}
+		if r.err != nil {
+			r.res = IngestResult{}
+		}
+		close(r.done)
+	}
+}
+
+// ingestBatch stores one caller's batch inside tx.
+func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention) (IngestResult, error) {
+	var res IngestResult
+	t := time.Now().UTC()
+	ts := FormatTime(t)
+	period := PeriodStart(t)
+	var used int
+	var notified bool
+	err := tx.QueryRowContext(ctx, `SELECT mentions_used, quota_notified FROM usage_periods WHERE project_id = ? AND period_start = ?`, projectID, period).
+		Scan(&used, &notified)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return res, err
+	}
+	known, err := knownInTx(ctx, tx, projectID, batch)
+	if err != nil {
+		return res, err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
+		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?)`)
+	if err != nil {
+		return res, err
+	}
+	defer ins.Close()
+	link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id, project_id, published_at) VALUES (?,?,?,?)`)
+	if err != nil {
+		return res, err
+	}
+	defer link.Close()
+	var cost float64
+	var rowids []int64
+	for _, nm := range batch {
+		key := nm.Source + "\x00" + nm.ExternalID
+		if k, ok := known[key]; ok {
+			res.Duplicates++
+			if k.id == "" { // stored earlier in this batch
+				continue
+			}
+			merged := mergeIDs(k.monitorIDs, nm.MonitorIDs)
+			if len(merged) != len(k.monitorIDs) {
+				if _, err := tx.ExecContext(ctx, `UPDATE mentions SET monitor_ids = ? WHERE id = ?`, toJSON(merged), k.id); err != nil {
+					return res, err
+				}
+				for _, mid := range nm.MonitorIDs {
+					if _, err := link.ExecContext(ctx, k.id, mid, projectID, k.published); err != nil {
+						return res, err
+					}
+				}
+				k.monitorIDs = merged
+				known[key] = k
+			}
+			continue
+		}
+		if quota > 0 && used >= quota {
+			res.Dropped++
+			continue
+		}
+		// UUIDv7: time-ordered ids append to the primary-key index instead
+		// of landing on random pages of it.
+		m := &Mention{ID: uuid.Must(uuid.NewV7()).String(), ProjectID: projectID, MonitorIDs: mergeIDs(nil, nm.MonitorIDs), Source: nm.Source, ExternalID: nm.ExternalID,
+			URL: nm.URL, AuthorHandle: nm.AuthorHandle, Text: nm.Text, PublishedAt: FormatTime(nm.PublishedAt), CollectedAt: ts,
+			Engagement: nm.Engagement, IsRelevant: nm.IsRelevant, Category: nm.Category, Sentiment: nm.Sentiment, Urgency: nm.Urgency,
+			AISummary: nm.AISummary, Status: "new", Classifier: nm.Classifier, UpdatedAt: ts}
+		if m.Engagement == nil {
+			m.Engagement = map[string]int64{}
+		}
+		if len(m.MonitorIDs) > 0 {
+			m.MonitorID = &m.MonitorIDs[0]
+		}
+		r, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
+			m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
+			m.Classifier, nm.CostUSD, m.UpdatedAt)
+		if err != nil {
+			return res, err
+		}
+		rowid, err := r.LastInsertId()
+		if err != nil {
+			return res, err
+		}
+		rowids = append(rowids, rowid)
+		for _, mid := range m.MonitorIDs {
+			if _, err := link.ExecContext(ctx, m.ID, mid, projectID, m.PublishedAt); err != nil {
+				return res, err
+			}
+		}
+		known[key] = knownMention{} // a repeat later in the batch is a duplicate
+		used++
+		cost += nm.CostUSD
+		res.New++
+		res.Created = append(res.Created, m)
+		if m.IsRelevant {
+			if err := insertEvent(ctx, tx, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
+				return res, err
+			}
+		}
+	}
+	if len(rowids) > 0 {
+		// The search indexer picks these up (see IndexSearch).
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fts_pending(rowid) SELECT value FROM json_each(?)`, toJSON(rowids)); err != nil {
+			return res, err
+		}
+	}
+	if err := addUsage(ctx, tx, projectID, period, res.New, res.Dropped, cost); err != nil {
+		return res, err
+	}
+	if res.Dropped > 0 || (quota > 0 && used >= quota) {
+		res.QuotaReached = true
+	}
+	if res.QuotaReached && !notified && res.Dropped > 0 {
+		ev, err := NewEvent(projectID, "usage.quota_reached", map[string]any{"period_start": period, "mentions_included": quota, "mentions_used": used})
+		if err != nil {
+			return res, err
+		}
+		if err := insertEvent(ctx, tx, ev); err != nil {
+			return res, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE usage_periods SET quota_notified = 1 WHERE project_id = ? AND period_start = ?`, projectID, period); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// knownMention is a stored mention a batch repeats (id empty: one the
+// batch itself stored).
+type knownMention struct {
+	id, published string
+	monitorIDs    []string
+}
+
+// knownInTx looks up, in one query per source, which of the batch's posts
+// the project already holds, keyed by source and external id.
+func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMention) (map[string]knownMention, error) {
+	bySource := map[string][]string{}
+	for _, nm := range batch {
+		bySource[nm.Source] = append(bySource[nm.Source], nm.ExternalID)
+	}
+	known := make(map[string]knownMention, len(batch))
+	for source, ids := range bySource {
+		rows, err := tx.QueryContext(ctx, `SELECT external_id, id, monitor_ids, published_at FROM mentions
+			WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var ext, mids string
+			var k knownMention
+			if err := rows.Scan(&ext, &k.id, &mids, &k.published); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			k.monitorIDs = strList(mids)
+			known[source+"\x00"+ext] = k
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return known, nil
+}
+
+func mergeIDs(have, add []string) []string {
+	out := append([]string{}, have...)
+	for _, a := range add {
+		found := false
+		for _, h := range out {
+			if h == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, a)
+		}
+	}
+	return out
+}
