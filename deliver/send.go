@@ -65,6 +65,11 @@ type Result struct {
 // Retry; the delivery stays pending for the next run.
 func Send(ctx context.Context, client *http.Client, url string, secrets []string, msgID string, body []byte, now time.Time) Result {
 	sig, err := SignatureHeader(secrets, msgID, now, body)
+	return sendSigned(ctx, client, url, sig, err, msgID, body, now)
+}
+
+// sendSigned is Send with the signature header made (or failed) already.
+func sendSigned(ctx context.Context, client *http.Client, url, sig string, err error, msgID string, body []byte, now time.Time) Result {
 	if err != nil {
 		return Result{Outcome: Retry, Err: fmt.Errorf("sign webhook %s: %w", msgID, err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
 	"time"
@@ -79,4 +80,50 @@ func SignatureHeader(secrets []string, msgID string, ts time.Time, body []byte) 
 		sigs = append(sigs, sig)
 	}
 	return strings.Join(sigs, " "), nil
+}
+
+// signer makes webhook-signature headers like SignatureHeader, keeping
+// each secret's decoded key and HMAC state: a lane signs every delivery of
+// its webhook with the same one or two secrets. Not safe for concurrent
+// use (one per lane).
+type signer struct {
+	macs map[string]hash.Hash
+	sum  []byte
+	buf  []byte
+}
+
+func (s *signer) header(secrets []string, msgID string, ts time.Time, body []byte) (string, error) {
+	if len(secrets) == 0 {
+		return "", fmt.Errorf("%w: no secret", ErrInvalidSecret)
+	}
+	if s.macs == nil {
+		s.macs = map[string]hash.Hash{}
+	}
+	var tsb [20]byte
+	stamp := strconv.AppendInt(tsb[:0], ts.Unix(), 10)
+	s.buf = s.buf[:0]
+	for i, secret := range secrets {
+		mac, ok := s.macs[secret]
+		if !ok {
+			key, err := secretKey(secret)
+			if err != nil {
+				return "", err
+			}
+			mac = hmac.New(sha256.New, key)
+			s.macs[secret] = mac
+		}
+		mac.Reset()
+		mac.Write([]byte(msgID))
+		mac.Write([]byte{'.'})
+		mac.Write(stamp)
+		mac.Write([]byte{'.'})
+		mac.Write(body)
+		s.sum = mac.Sum(s.sum[:0])
+		if i > 0 {
+			s.buf = append(s.buf, ' ')
+		}
+		s.buf = append(s.buf, "v1,"...)
+		s.buf = base64.StdEncoding.AppendEncode(s.buf, s.sum)
+	}
+	return string(s.buf), nil
 }

@@ -147,3 +147,28 @@ func TestSignRejectsBadSecrets(t *testing.T) {
 		t.Errorf("SignatureHeader with one bad secret err = %v, want ErrInvalidSecret", err)
 	}
 }
+
+// TestSignerMatchesSignatureHeader: the lanes' cached signer signs exactly
+// like SignatureHeader, call after call and through a rotation.
+func TestSignerMatchesSignatureHeader(t *testing.T) {
+	old, cur := NewSecret(), NewSecret()
+	var sg signer
+	ts := time.Unix(1700000000, 0)
+	for i, secrets := range [][]string{{old}, {old, cur}, {cur}, {old, cur}} {
+		body := []byte(strings.Repeat("x", i*100))
+		want, err := SignatureHeader(secrets, "evt_1", ts.Add(time.Duration(i)*time.Second), body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sg.header(secrets, "evt_1", ts.Add(time.Duration(i)*time.Second), body)
+		if err != nil || got != want {
+			t.Fatalf("call %d: %q %v, want %q", i, got, err, want)
+		}
+	}
+	if _, err := sg.header([]string{"whsec_!!"}, "evt_1", ts, nil); err == nil {
+		t.Fatal("bad secret accepted")
+	}
+	if _, err := sg.header(nil, "evt_1", ts, nil); err == nil {
+		t.Fatal("no secret accepted")
+	}
+}
