@@ -148,10 +148,10 @@ func Words(text string) []string {
 	return out
 }
 
-// Features lists the features of a text: unigrams (without stop words),
-// bigrams, words in the scope of a negation ("n:" prefix, up to three words
-// or the end of the clause), cue phrases ("c:"), cue-group counts and a
-// length bucket. Duplicates are removed.
+// Features lists the features of a text: unigrams (without stop words) and
+// their stems ("s:" prefix), bigrams, words in the scope of a negation ("n:"
+// prefix, up to three words or the end of the clause), cue phrases ("c:"),
+// cue-group counts and a length bucket. Duplicates are removed.
 func Features(text string) []string {
 	words := Words(text)
 	out := make([]string, 0, 3*len(words)+8)
@@ -162,7 +162,7 @@ func Features(text string) []string {
 			continue
 		}
 		if !stopwords[w] && len(w) > 1 {
-			out = append(out, w)
+			out = append(out, w, "s:"+stem(w))
 		}
 		if neg > 0 && !stopwords[w] {
 			out = append(out, "n:"+w)
@@ -225,6 +225,19 @@ func Features(text string) []string {
 		}
 	}
 	return out[:k]
+}
+
+// stem strips one common inflectional suffix, so "adding", "added" and
+// "adds" share the feature "s:add" (and "options" shares "s:option"): a
+// crude stemmer, but it lets evidence carry across word forms, which helps
+// most when the model is applied to reviews of another app.
+func stem(w string) string {
+	for _, suf := range [...]string{"ing", "ed", "es", "s", "ly"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
 
 // Options control training.
