@@ -132,6 +132,9 @@ func (s *Store) DispatchTo(ctx context.Context, fanouts []Fanout, firstAttempt t
 // rows are small (the body stays in the event), about 8 µs of CPU each.
 const dispatchRows = 256
 
+// insertRows bounds the rows of one INSERT statement.
+const insertRows = 256
+
 // dispatch writes one transaction: one statement marks the events (and
 // writes back the bodies completed from their mention), one inserts every
 // webhook delivery. Statements cost more than rows here.
@@ -226,12 +229,9 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 				}
 			}
 		}
-		// One multi-row insert, in event order (seq order is the order
-		// per webhook). payload '' means the event's body (see 050). The
-		// first delivery of a taken webhook carries the lease.
-		q.Reset()
-		args = args[:0]
-		q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, lease_owner, lease_until, created_at, updated_at) VALUES `)
+		// Multi-row inserts, in event order (seq order is the order per
+		// webhook). payload '' means the event's body (see 050). The first
+		// delivery of a taken webhook carries the lease.
 		var owner, until any
 		if h != nil {
 			owner, until = h.Owner, FormatTime(h.Until)
@@ -239,6 +239,44 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 		leased := map[string]bool{}
 		var jobs map[string]*Job // by delivery id, taken ones
 		rowsN := 0
+		args = args[:0]
+		insert := func() error {
+			if rowsN == 0 {
+				return nil
+			}
+			q.Reset()
+			q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, lease_owner, lease_until, created_at, updated_at) VALUES `)
+			for i := range rowsN {
+				if i > 0 {
+					q.WriteByte(',')
+				}
+				q.WriteString(`(?,?,?,?,?,?,'',?,?,?,?,?)`)
+			}
+			defer func() { rowsN, args = 0, args[:0] }()
+			if len(jobs) == 0 {
+				_, err := tx.ExecContext(ctx, q.String(), args...)
+				return err
+			}
+			// The seqs of the taken ones (RETURNING order is not promised,
+			// ids are).
+			q.WriteString(` RETURNING id, seq`)
+			rows, err := tx.QueryContext(ctx, q.String(), args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id string
+				var seq int64
+				if err := rows.Scan(&id, &seq); err != nil {
+					return err
+				}
+				if j := jobs[id]; j != nil {
+					j.Seq = seq
+				}
+			}
+			return rows.Err()
+		}
 		for _, f := range fanouts {
 			ev := f.Event
 			if !marked[ev.Seq] {
@@ -249,10 +287,6 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 				if pid == "" {
 					continue
 				}
-				if rowsN > 0 {
-					q.WriteByte(',')
-				}
-				q.WriteString(`(?,?,?,?,?,?,'',?,?,?,?,?)`)
 				id := newDeliveryID()
 				var o, u any
 				if take[wid] {
@@ -269,38 +303,17 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 					taken[wid] = append(taken[wid], j)
 				}
 				args = append(args, id, wid, pid, ev.ID, ev.Type, ev.Seq, first, o, u, t, t)
-				rowsN++
-			}
-		}
-		if rowsN > 0 {
-			if len(jobs) == 0 {
-				if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-					return err
-				}
-			} else {
-				// The seqs of the taken ones (RETURNING order is not
-				// promised, ids are).
-				q.WriteString(` RETURNING id, seq`)
-				rows, err := tx.QueryContext(ctx, q.String(), args...)
-				if err != nil {
-					return err
-				}
-				for rows.Next() {
-					var id string
-					var seq int64
-					if err := rows.Scan(&id, &seq); err != nil {
-						rows.Close()
+				// Statements stay far below SQLite's 32766 variables, even
+				// for an event going to thousands of webhooks.
+				if rowsN++; rowsN == insertRows {
+					if err := insert(); err != nil {
 						return err
 					}
-					if j := jobs[id]; j != nil {
-						j.Seq = seq
-					}
-				}
-				rows.Close()
-				if err := rows.Err(); err != nil {
-					return err
 				}
 			}
+		}
+		if err := insert(); err != nil {
+			return err
 		}
 		for _, f := range fanouts {
 			ev := f.Event
@@ -547,8 +560,20 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 		// depends on leases (a success is always recorded), and a lease
 		// moved onto a delivery recorded as delivered does nothing.
 		for _, o := range []Outbox{WebhookOutbox, AlertOutbox} {
+			table := o.sql().table
 			var q strings.Builder
 			var args []any
+			flush := func() error {
+				if len(args) == 0 {
+					return nil
+				}
+				_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'delivered', attempts = attempts + 1, last_status_code = v.column2,
+					last_response = v.column3, last_error = v.column4, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = v.column5
+					FROM (VALUES `+q.String()+`) AS v WHERE `+table+`.seq = v.column1 AND `+table+`.status = 'pending'`, args...)
+				q.Reset()
+				args = args[:0]
+				return err
+			}
 			for _, r := range recs {
 				if r.Outbox != o {
 					continue
@@ -566,15 +591,14 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 						code = a.StatusCode
 					}
 					args = append(args, a.Seq, code, a.Response, a.Error, FormatTime(a.At))
+					if len(args) >= 5*insertRows {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
 				}
 			}
-			if len(args) == 0 {
-				continue
-			}
-			table := o.sql().table
-			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'delivered', attempts = attempts + 1, last_status_code = v.column2,
-				last_response = v.column3, last_error = v.column4, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = v.column5
-				FROM (VALUES `+q.String()+`) AS v WHERE `+table+`.seq = v.column1 AND `+table+`.status = 'pending'`, args...); err != nil {
+			if err := flush(); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -253,5 +254,80 @@ func TestDispatchReferencesEventBody(t *testing.T) {
 	jobs, _ := s.ClaimRun(ctx, WebhookOutbox, w2.ID, "me", time.Now(), time.Now().Add(time.Minute), 10)
 	if len(jobs) != 1 || jobs[0].Payload != evs[1].Payload {
 		t.Fatalf("pending after purge %+v", jobs)
+	}
+}
+
+// TestDispatchToHandoff: the hand-off sees each webhook's last pending
+// delivery, leases the first new delivery of what it takes, and gets the
+// jobs with their seqs; statements are split for large fan-outs.
+func TestDispatchToHandoff(t *testing.T) {
+	ctx := context.Background()
+	s, pid, w := outboxFixture(t)
+	ids := []string{w.ID}
+	for i := range insertRows + 20 {
+		h := &Webhook{ProjectID: pid, URL: "https://example.com/h" + strconv.Itoa(i), Events: []string{"mention.created"}, Active: true, Secret: "whsec_AAAA"}
+		if err := s.CreateWebhook(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, h.ID)
+	}
+	record := func() *OutboxEvent {
+		ev, _ := NewEvent(pid, "mention.created", map[string]any{"mention": map[string]any{"id": "m"}})
+		if err := s.RecordEvent(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := s.UndispatchedEvents(ctx, 10)
+		return evs[0]
+	}
+	until := time.Now().Add(time.Minute)
+	lasts := map[string]int64{}
+	got := map[string][]*Job{}
+	h := &Handoff{Owner: "me", Until: until,
+		Take:  func(id string, last int64) bool { lasts[id] = last; return id == w.ID },
+		Taken: func(id string, jobs []*Job) { got[id] = append(got[id], jobs...) }}
+	ev := record()
+	if n, err := s.DispatchTo(ctx, []Fanout{{Event: ev, WebhookIDs: ids}}, time.Now(), h); err != nil || n != 1 {
+		t.Fatalf("dispatch %d %v", n, err)
+	}
+	if len(lasts) != len(ids) || lasts[w.ID] != 0 || len(got) != 1 || len(got[w.ID]) != 1 {
+		t.Fatalf("take saw %v, taken %v", lasts, got)
+	}
+	j := got[w.ID][0]
+	var owner, seqEvent string
+	var deliveries int
+	_ = s.r.QueryRowContext(ctx, `SELECT lease_owner, event_seq FROM deliveries WHERE seq = ? AND id = ?`, j.Seq, j.ID).Scan(&owner, &seqEvent)
+	_ = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries`).Scan(&deliveries)
+	if owner != "me" || seqEvent != strconv.FormatInt(ev.Seq, 10) || deliveries != len(ids) || j.Payload != ev.Payload || j.EventAt != ev.CreatedAt {
+		t.Fatalf("taken job %+v: owner %q event_seq %s, %d deliveries", j, owner, seqEvent, deliveries)
+	}
+	// Next time the webhook's last pending delivery is the taken one; what
+	// is not taken gets no lease.
+	ev2 := record()
+	lasts = map[string]int64{}
+	h.Take = func(id string, last int64) bool { lasts[id] = last; return false }
+	if _, err := s.DispatchTo(ctx, []Fanout{{Event: ev2, WebhookIDs: []string{w.ID}}}, time.Now(), h); err != nil {
+		t.Fatal(err)
+	}
+	var leased int
+	_ = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE lease_owner IS NOT NULL`).Scan(&leased)
+	if lasts[w.ID] != j.Seq || leased != 1 || len(got[w.ID]) != 1 {
+		t.Fatalf("second take saw %v, %d leased", lasts, leased)
+	}
+	// Many successes in one record.
+	var recs []Attempt
+	rows, _ := s.r.QueryContext(ctx, `SELECT seq FROM deliveries`)
+	for rows.Next() {
+		var seq int64
+		_ = rows.Scan(&seq)
+		recs = append(recs, Attempt{Seq: seq, Status: "delivered", StatusCode: 200, At: time.Now()})
+	}
+	rows.Close()
+	if err := s.RecordAttempts(ctx, "me", Record{Outbox: WebhookOutbox, Attempts: recs}); err != nil {
+		t.Fatal(err)
+	}
+	var pending int
+	_ = s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE status <> 'delivered' OR lease_owner IS NOT NULL OR attempts <> 1`).Scan(&pending)
+	if pending != 0 {
+		t.Fatalf("%d deliveries not recorded as delivered", pending)
 	}
 }
