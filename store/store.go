@@ -164,21 +164,33 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 	return err
 }
 
-// RunCheckpointer copies committed WAL pages into the database file every
-// interval (a PASSIVE checkpoint never blocks writers or readers), so that
-// commits on the ingest path rarely pay for a checkpoint themselves.
+// RunCheckpointer copies committed WAL pages into the database file (a
+// PASSIVE checkpoint never blocks writers or readers) every interval, and
+// every busyCheckpointInterval while writes keep the WAL long, so that the
+// checkpoint a commit runs when the WAL passes wal_autocheckpoint finds
+// almost every page copied already: the single writer does not pay for
+// checkpoints, the other cores do.
 func (s *Store) RunCheckpointer(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	for {
+		var busy, frames, copied int
+		err := s.ck.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		wait := interval
+		if err == nil && frames > busyCheckpointFrames {
+			wait = min(interval, busyCheckpointInterval)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
-		s.ck.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
 	}
 }
+
+// A WAL longer than busyCheckpointFrames pages means ingestion is busy.
+const (
+	busyCheckpointFrames   = 2048
+	busyCheckpointInterval = 100 * time.Millisecond
+)
 
 // tx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer).
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
