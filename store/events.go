@@ -36,6 +36,14 @@ func NewEvent(projectID, typ string, data any) (*Event, error) {
 // exact JSON body webhooks receive (CONTRACT §8), except for events made by
 // newMentionRefEvent, whose data the fan-out fills from the mention row.
 func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
+	return insertEventStmt(ctx, tx, nil, ev)
+}
+
+const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)`
+
+// insertEventStmt is insertEvent through stmt, insertEventSQL prepared in
+// tx, when it is not nil: a batch recording many events prepares it once.
+func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event) error {
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return err
@@ -44,8 +52,13 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
 	if ev.mentionRef != "" {
 		ref = ev.mentionRef
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)`,
-		ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref)
+	args := []any{ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref}
+	var res sql.Result
+	if stmt != nil {
+		res, err = stmt.ExecContext(ctx, args...)
+	} else {
+		res, err = tx.ExecContext(ctx, insertEventSQL, args...)
+	}
 	if err != nil {
 		return err
 	}

@@ -197,6 +197,11 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		return res, err
 	}
 	defer link.Close()
+	evIns, err := tx.PrepareContext(ctx, insertEventSQL)
+	if err != nil {
+		return res, err
+	}
+	defer evIns.Close()
 	var cost float64
 	var rowids []int64
 	for _, nm := range batch {
@@ -259,7 +264,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		res.New++
 		res.Created = append(res.Created, m)
 		if m.IsRelevant {
-			if err := insertEvent(ctx, tx, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
+			if err := insertEventStmt(ctx, tx, evIns, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
 				return res, err
 			}
 		}
