@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"math"
-	"strings"
 
 	"earshot/classify/internal/catmodel"
 )
@@ -33,7 +32,7 @@ type cue struct {
 	weight float64
 }
 
-var bugCues = []cue{
+var bugCues = newCueList([]cue{
 	{"crash", 1.5}, {"crashes", 1.5}, {"crashed", 1.5}, {"crashing", 1.5}, {"keeps crashing", 1},
 	{"doesn't work", 1.2}, {"does not work", 1.2}, {"didn't work", 1}, {"not working", 1.2}, {"stopped working", 1.5},
 	{"won't", 0.6}, {"wont", 0.5}, {"can't", 0.4}, {"cannot", 0.4}, {"unable to", 0.8}, {"fails to", 1}, {"failed to", 1},
@@ -48,9 +47,9 @@ var bugCues = []cue{
 	{"not accurate", 0.8}, {"inaccurate", 0.8}, {"wrong", 0.5}, {"drains", 0.8}, {"battery drain", 1}, {"lag", 0.6}, {"laggy", 0.8},
 	{"timeout", 1}, {"timed out", 1}, {"500", 0.3}, {"404", 0.6}, {"exception", 1}, {"stack trace", 1.5}, {"outage", 1}, {"is down", 1},
 	{"not responding", 1.2}, {"unresponsive", 1}, {"keeps", 0.4}, {"no longer", 0.8}, {"problem", 0.6}, {"issue", 0.6}, {"issues", 0.6},
-}
+})
 
-var ideaCues = []cue{
+var ideaCues = newCueList([]cue{
 	{"wish", 1.2}, {"i wish", 0.5}, {"would be great if", 1.8}, {"would be nice", 1.6}, {"would be great", 1.2}, {"would be awesome", 1.4},
 	{"would love", 1.2}, {"would like", 1}, {"i'd like", 1}, {"i'd love", 1.2}, {"please add", 1.8}, {"pls add", 1.8},
 	{"feature request", 2}, {"should add", 1.5}, {"could add", 1.2}, {"can you add", 1.5}, {"could you add", 1.5}, {"add a", 0.8},
@@ -65,9 +64,9 @@ var ideaCues = []cue{
 	{"i need", 0.5}, {"hope", 0.5}, {"would", 0.4}, {"should", 0.5}, {"option", 0.6}, {"options", 0.5}, {"please", 0.3},
 	{"instead of", 0.5}, {"ability", 0.6}, {"possibility", 0.8}, {"can't set", 0.8}, {"cannot set", 0.8}, {"customise", 0.6},
 	{"only improvement", 1.5}, {"suggestions", 1.2}, {"lacks", 0.8}, {"lacking", 0.8}, {"wishlist", 1.5}, {"wish list", 1.5},
-}
+})
 
-var complaintCues = []cue{
+var complaintCues = newCueList([]cue{
 	{"refund", 2}, {"money back", 2}, {"worst support", 2.5}, {"customer service", 1.2}, {"customer support", 1.2}, {"support team", 0.6},
 	{"cancel my subscription", 2.5}, {"cancelling my subscription", 2.5}, {"canceling my subscription", 2.5}, {"cancel subscription", 2},
 	{"cancelled my subscription", 2.5}, {"unsubscribe", 1.2}, {"charged", 1.5}, {"overcharged", 2}, {"double charged", 2.5}, {"billing", 1.2},
@@ -76,30 +75,55 @@ var complaintCues = []cue{
 	{"worst company", 2}, {"worst app", 1.2}, {"unacceptable", 1}, {"ignored my", 1.2}, {"still waiting", 1}, {"paywall", 1},
 	{"subscription", 0.5}, {"greedy", 1.2}, {"ads", 0.4}, {"switching to", 0.8}, {"going back to", 0.6}, {"uninstall", 0.6},
 	{"uninstalled", 0.6}, {"disappointed", 0.6}, {"complaint", 1.5}, {"cancelling", 1}, {"canceling", 1},
-}
+})
 
-var misinfoCues = []cue{
+var misinfoCues = newCueList([]cue{
 	{"is fake", 2.5}, {"are fake", 2.5}, {"it's fake", 2.5}, {"fake news", 2.5}, {"false claim", 2.5}, {"false claims", 2.5},
 	{"is a scam", 2.5}, {"it's a scam", 2.5}, {"scam", 1.5}, {"hoax", 2.5}, {"is lying", 2}, {"are lying", 2}, {"lies", 1.2},
 	{"misleading", 1.5}, {"rumor", 1.5}, {"rumour", 1.5}, {"conspiracy", 2}, {"debunked", 2}, {"propaganda", 2},
 	{"not true", 1.2}, {"isn't true", 1.2}, {"false", 1}, {"fabricated", 2}, {"made up", 1}, {"spreading", 0.8}, {"disinformation", 2.5},
 	{"misinformation", 2.5}, {"don't believe", 1}, {"secretly", 1}, {"cover up", 1.5}, {"cover-up", 1.5}, {"fraud", 1.2},
-}
+})
 
-var praiseCues = []cue{
+var praiseCues = newCueList([]cue{
 	{"recommend", 1.5}, {"highly recommend", 1.5}, {"must have", 1.2}, {"must-have", 1.2}, {"best app", 1.2}, {"love this", 1},
 	{"love it", 1}, {"love the app", 1}, {"game changer", 1.2}, {"life saver", 1.2}, {"lifesaver", 1.2}, {"changed my life", 1.5},
 	{"5 stars", 1.2}, {"five stars", 1.2}, {"can't live without", 1.5}, {"thank you", 0.6}, {"thanks to", 0.8}, {"switched to", 0.6},
 	{"the best", 0.8}, {"so good", 0.6}, {"great app", 1}, {"excellent app", 1}, {"amazing app", 1}, {"works great", 1},
 	{"works perfectly", 1}, {"works well", 0.8}, {"happy with", 0.8}, {"impressed", 0.8}, {"well done", 0.8}, {"kudos", 0.8},
+})
+
+// cueList is a list of weighted cue phrases, indexed for matching.
+type cueList struct {
+	cues []cue
+	set  *phraseSet
+}
+
+func newCueList(cues []cue) *cueList {
+	phrases := make([]string, len(cues))
+	for i, c := range cues {
+		phrases[i] = c.phrase
+	}
+	return &cueList{cues: cues, set: newPhraseSet(phrases)}
 }
 
 // cueScore sums the weights of the cues found in lower-case text and
-// returns the strongest cue for explanations.
-func cueScore(low string, cues []cue) (float64, string) {
+// returns the strongest cue (the first of the highest weight) for
+// explanations.
+func cueScore(low string, cl *cueList) (float64, string) {
+	var buf [64]bool
+	hit := buf[:0]
+	if len(cl.cues) <= len(buf) {
+		hit = buf[:len(cl.cues)]
+	} else {
+		hit = make([]bool, len(cl.cues))
+	}
+	if !cl.set.match(low, hit) {
+		return 0, ""
+	}
 	s, best, bestW := 0.0, "", 0.0
-	for _, c := range cues {
-		if strings.Contains(low, c.phrase) && containsWord(low, c.phrase) {
+	for i, c := range cl.cues {
+		if hit[i] {
 			s += c.weight
 			if c.weight > bestW {
 				best, bestW = c.phrase, c.weight

@@ -39,7 +39,7 @@ func Summarize(text string, keywords []string) string {
 				break
 			}
 		}
-		for _, cs := range [][]cue{bugCues, ideaCues, complaintCues, misinfoCues} {
+		for _, cs := range []*cueList{bugCues, ideaCues, complaintCues, misinfoCues} {
 			if v, _ := cueScore(low, cs); v > 0 {
 				score += 1.5
 				break

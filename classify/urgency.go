@@ -3,7 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
-	"strings"
+	"slices"
 )
 
 // Urgency is a sum of non-negative contributions (category, negative
@@ -30,6 +30,15 @@ type signal struct {
 	floor   int // urgency never below this when the signal is present
 	phrases []string
 }
+
+// urgencySets indexes each signal's phrases (urgencySignals' order).
+var urgencySets = func() []*phraseSet {
+	sets := make([]*phraseSet, len(urgencySignals))
+	for i, s := range urgencySignals {
+		sets[i] = newPhraseSet(s.phrases)
+	}
+	return sets
+}()
 
 var urgencySignals = []signal{
 	{"data loss", 45, 75, []string{"data loss", "lost all my data", "deleted all my data", "deleted my data", "lost my data",
@@ -88,16 +97,23 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		}
 	}
 	floor, critical := 0, false
-	for _, s := range urgencySignals {
-		for _, ph := range s.phrases {
-			if strings.Contains(low, ph) && containsWord(low, ph) {
-				score += s.points
-				floor = max(floor, s.floor)
-				critical = critical || s.floor > 0
-				u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: %s (%q)", s.points, s.name, ph))
-				break
-			}
+	var hit [32]bool
+	for si, s := range urgencySignals {
+		h := hit[:0]
+		if len(s.phrases) <= len(hit) {
+			h = hit[:len(s.phrases)]
+			clear(h)
+		} else {
+			h = make([]bool, len(s.phrases))
 		}
+		if !urgencySets[si].match(low, h) {
+			continue
+		}
+		ph := s.phrases[slices.Index(h, true)] // the first listed that occurs
+		score += s.points
+		floor = max(floor, s.floor)
+		critical = critical || s.floor > 0
+		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: %s (%q)", s.points, s.name, ph))
 	}
 	// A calm idea or a thank-you is never urgent on its own.
 	if !critical && (category == "product_idea" || category == "testimonial") && score > 60 {
