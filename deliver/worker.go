@@ -7,8 +7,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -74,6 +76,10 @@ type Worker struct {
 	done    chan lane
 	laneCtx context.Context
 	lanesWG sync.WaitGroup
+	// crowded: a due queue is waiting for a lane (all Concurrency are
+	// running). Lanes then end as soon as they run dry instead of
+	// lingering or taking more, so every queue gets its turn.
+	crowded atomic.Bool
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
@@ -270,6 +276,9 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Durati
 			next = d
 		}
 	}
+	// The queue waiting longest goes first when lanes are scarce.
+	slices.SortStableFunc(heads, func(a, b store.Head) int { return strings.Compare(a.NextAttemptAt, b.NextAttemptAt) })
+	crowded := false
 	for _, h := range heads {
 		l := lane{kind, h.TargetID}
 		if w.lanes[l] != nil {
@@ -284,9 +293,15 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Durati
 			continue
 		}
 		if len(w.lanes) >= w.cfg.Concurrency {
-			break
+			crowded = true
+			continue
 		}
 		w.startLane(l, newLaneState())
+	}
+	if kind == store.WebhookOutbox {
+		w.crowded.Store(crowded)
+	} else if crowded {
+		w.crowded.Store(true)
 	}
 	return next, nil
 }
@@ -312,7 +327,11 @@ func (h *handoff) take(webhookID string, lastPending int64) bool {
 	l := lane{store.WebhookOutbox, webhookID}
 	ls := h.w.lanes[l]
 	if ls == nil {
-		if lastPending != 0 || len(h.w.lanes) >= h.w.cfg.Concurrency {
+		if lastPending != 0 {
+			return false
+		}
+		if len(h.w.lanes) >= h.w.cfg.Concurrency {
+			h.w.crowded.Store(true)
 			return false
 		}
 		ls = newLaneState()
@@ -321,6 +340,9 @@ func (h *handoff) take(webhookID string, lastPending int64) bool {
 		h.starting = append(h.starting, l)
 		h.reserved = append(h.reserved, ls)
 		return true
+	}
+	if h.w.crowded.Load() {
+		return false // the lane is to end and give its turn
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -384,6 +406,7 @@ type laneRun struct {
 	until time.Time // our lease on the head (the first job not yet recorded)
 	// Outcomes not yet handed to the recorder, and handed ones not yet
 	// stored.
+	worked    bool // has sent something
 	batch     []store.Attempt
 	acked     []*store.Job
 	pending   []chan error
@@ -439,6 +462,7 @@ func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
 			return lr.stop(jobs, nil)
 		}
 		j := jobs[0]
+		lr.worked = true
 		// In-flight attempts finish (or time out) even when ctx ends.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
 		res := lr.r.send(sctx, j)
@@ -513,6 +537,11 @@ func (lr *laneRun) next(ctx context.Context) ([]*store.Job, error) {
 			case <-ctx.Done():
 			}
 			continue
+		}
+		if w.crowded.Load() && lr.worked {
+			// Other queues wait for a lane: end now; what is left here
+			// is started again in its turn.
+			lingerUntil, claimed = time.Time{}, true
 		}
 		if !claimed {
 			now := time.Now()

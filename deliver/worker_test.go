@@ -668,3 +668,39 @@ func TestWorkerWebhookDeletedDropsPending(t *testing.T) {
 		t.Fatalf("%d requests after delete", n)
 	}
 }
+
+// TestWorkerSharesLanesFairly: with more busy webhooks than lanes, lanes
+// that keep getting new deliveries still give their turn (they neither
+// linger nor take hand-offs while another queue waits).
+func TestWorkerSharesLanesFairly(t *testing.T) {
+	st, pid := testStore(t)
+	var rcs []*receiver
+	for range 4 {
+		rc := newReceiver(t, nil)
+		addWebhook(t, st, pid, rc.URL)
+		rcs = append(rcs, rc)
+	}
+	startWorker(t, st, WorkerConfig{Concurrency: 2})
+	all := func() bool {
+		for _, rc := range rcs {
+			if len(rc.got()) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; !all(); i++ {
+		if time.Now().After(deadline) {
+			var got []int
+			for _, rc := range rcs {
+				got = append(got, len(rc.got()))
+			}
+			heads, _ := st.Heads(context.Background(), store.WebhookOutbox)
+			t.Logf("heads %+v now %s", heads, store.FormatTime(time.Now()))
+			t.Fatalf("while events keep coming, webhooks got %v deliveries", got)
+		}
+		mentionEvent(t, st, pid, map[string]any{"id": fmt.Sprintf("m%d", i)})
+		time.Sleep(2 * time.Millisecond)
+	}
+}
