@@ -484,13 +484,14 @@ func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
 		}
 		w.log.Warn("delivery attempt failed", "outbox", l.kind.String(), "target", j.TargetID, "delivery", j.ID,
 			"attempt", j.Attempts+1, "status", a.Status, "code", res.StatusCode, "err", res.Err)
-		var gone error
-		if l.kind == store.WebhookOutbox && res.Outcome == Gone {
-			gone = w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
-			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
-		}
 		// The rest waits behind the retry.
-		return lr.stop(jobs, gone)
+		err := lr.stop(jobs, nil)
+		if l.kind == store.WebhookOutbox && res.Outcome == Gone {
+			derr := w.st.DisableWebhook(context.WithoutCancel(ctx), j.TargetID, "receiver answered 410 Gone")
+			w.log.Warn("webhook disabled: receiver answered 410", "webhook", j.TargetID)
+			err = errors.Join(err, derr)
+		}
+		return err
 	}
 }
 
@@ -501,7 +502,10 @@ func (lr *laneRun) handedOff() []*store.Job {
 	defer ls.mu.Unlock()
 	jobs := ls.jobs
 	if len(jobs) > 0 {
-		if lr.until.IsZero() || ls.until.Before(lr.until) {
+		// With every outcome handed to the recorder (the last without a
+		// next lease), the lane holds no lease but the hand-off's, on its
+		// first job; otherwise its head's lease may be the earlier one.
+		if len(lr.batch) == 0 || ls.until.Before(lr.until) {
 			lr.until = ls.until
 		}
 		ls.jobs, ls.until = nil, time.Time{}
