@@ -13,9 +13,10 @@ import (
 
 // The delivery side of the outbox. Events are fanned out into webhook
 // deliveries and alert notifications (Dispatch); the worker then leases the
-// head of each target's queue (ClaimRun), sends without holding the writer,
-// and records the outcome (RecordAttempts). Every statement here touches a
-// handful of small rows, so the worker never keeps ingestion waiting.
+// head of each target's queue (ClaimRun, or in the fan-out itself with a
+// Handoff), sends without holding the writer, and records the outcome
+// (RecordAttempts). Transactions here write at most a few hundred small
+// rows, so the worker never keeps ingestion waiting long.
 
 // OutboxEvent is an event not yet fanned out.
 type OutboxEvent struct {
@@ -113,7 +114,7 @@ func (s *Store) DispatchTo(ctx context.Context, fanouts []Fanout, firstAttempt t
 	n := 0
 	for len(fanouts) > 0 {
 		k, rows := 0, 0
-		for k < len(fanouts) && (k == 0 || rows+len(fanouts[k].WebhookIDs)+len(fanouts[k].Alerts) <= dispatchRows) {
+		for k < len(fanouts) && (k == 0 || k < dispatchRows && rows+len(fanouts[k].WebhookIDs)+len(fanouts[k].Alerts) <= dispatchRows) {
 			rows += len(fanouts[k].WebhookIDs) + len(fanouts[k].Alerts)
 			k++
 		}
@@ -136,8 +137,10 @@ const dispatchRows = 256
 const insertRows = 256
 
 // dispatch writes one transaction: one statement marks the events (and
-// writes back the bodies completed from their mention), one inserts every
-// webhook delivery. Statements cost more than rows here.
+// writes back the bodies completed from their mention), multi-row ones
+// insert the webhook deliveries. Statements cost more than rows here. At
+// most dispatchRows events (and rows) keep the statements far below
+// SQLite's 32766 variables.
 func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time, h *Handoff) (int, error) {
 	n := 0
 	t, first := now(), FormatTime(firstAttempt)
