@@ -47,9 +47,11 @@ const (
 	defaultConcurrency  = 16
 	defaultPollInterval = 100 * time.Millisecond
 	// runLimit is how many consecutive deliveries of one webhook a lane
-	// leases at once; they go out one after the other.
+	// claims at once; they go out one after the other. (Deliveries the
+	// fan-out hands to a running lane come on top, without a claim.)
 	runLimit = 64
-	// dispatchBatch is how many events one fan-out transaction handles.
+	// dispatchBatch is how many events one fan-out handles (in
+	// transactions of at most 256 rows, see store.DispatchTo).
 	dispatchBatch = 256
 	// flushEvery bounds how long a lane keeps acknowledged deliveries in
 	// memory before handing them to the recorder.
@@ -59,8 +61,11 @@ const (
 
 // Worker fans events out into deliveries and alert notifications and sends
 // them: per webhook (and per alert) strictly in order, across webhooks
-// concurrently. All its state is in the database, leased per delivery, so
-// several instances can share the work and a crash loses nothing.
+// concurrently. All its state is in the database, leased per queue (the
+// lease sits on the head delivery), so several instances can share the work
+// and a crash loses nothing. New deliveries of a webhook whose lane runs
+// here go to that lane directly (see handoff), leased in the same
+// transaction that creates them.
 type Worker struct {
 	st     *store.Store
 	cfg    WorkerConfig
