@@ -71,23 +71,24 @@ type Pipeline struct {
 	projects map[string]*projectContext
 
 	// onIngest, when set (tests, benchmarks), sees every ingest batch with
-	// the time its posts were handed to Process.
+	// the time its posts were handed to Process (res.Committed is when its
+	// mentions and events were committed).
 	onIngest func(fetchedAt time.Time, res store.IngestResult)
 }
 
 type pipelineMetrics struct {
-	posts      *metrics.Counter   // stage: fetched, matched, new, duplicate, dropped_quota, irrelevant
-	calls      *metrics.Counter   // classifier, outcome
-	latency    *metrics.Histogram // classifier
-	toEvent    *metrics.Histogram // source
-	ingestTime *metrics.Histogram
+	posts   *metrics.Counter   // stage: fetched, matched, new, duplicate, dropped_quota, irrelevant
+	calls   *metrics.Counter   // classifier, outcome
+	latency *metrics.Histogram // classifier
+	toEvent *metrics.Histogram // source
+	queued  *metrics.Histogram
 }
 
 // NewPipeline returns a pipeline storing into st, classifying with cls
 // (nil: the built-in classifier). m may be nil.
 func NewPipeline(st *store.Store, cls classify.Classifier, cfg PipelineConfig, log *slog.Logger, m *metrics.Registry) *Pipeline {
 	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 500
+		cfg.BatchSize = 100
 	}
 	if cfg.ClassifyWorkers <= 0 {
 		cfg.ClassifyWorkers = runtime.GOMAXPROCS(0)
@@ -112,11 +113,11 @@ func NewPipeline(st *store.Store, cls classify.Classifier, cfg PipelineConfig, l
 		st: st, cls: cls, fallback: builtin, cfg: cfg, log: log,
 		projects: map[string]*projectContext{},
 		met: pipelineMetrics{
-			posts:      m.Counter("earshot_collect_posts_total", "Posts through the collection pipeline by source and stage (fetched, matched, new, duplicate, dropped_quota, irrelevant).", "source", "stage"),
-			calls:      m.Counter("earshot_classifier_calls_total", "Classifier calls by classifier and outcome (ok, error).", "classifier", "outcome"),
-			latency:    m.Histogram("earshot_classifier_seconds", "Time to classify one post.", metrics.DefaultBuckets, "classifier"),
-			toEvent:    m.Histogram("earshot_post_to_mention_seconds", "From a post handed to the pipeline to its mention (and mention.created event) committed.", metrics.DefaultBuckets, "source"),
-			ingestTime: m.Histogram("earshot_ingest_batch_seconds", "Duration of one ingest transaction.", metrics.DefaultBuckets),
+			posts:   m.Counter("earshot_collect_posts_total", "Posts through the collection pipeline by source and stage (fetched, matched, new, duplicate, dropped_quota, irrelevant).", "source", "stage"),
+			calls:   m.Counter("earshot_classifier_calls_total", "Classifier calls by classifier and outcome (ok, error).", "classifier", "outcome"),
+			latency: m.Histogram("earshot_classifier_seconds", "Time to classify one post.", metrics.DefaultBuckets, "classifier"),
+			toEvent: m.Histogram("earshot_post_to_mention_seconds", "From a post handed to the pipeline to its mention (and mention.created event) committed.", metrics.DefaultBuckets, "source"),
+			queued:  m.Histogram("earshot_ingest_queued_seconds", "How long a classified batch waited for the store's writer.", metrics.DefaultBuckets),
 		},
 	}
 }
@@ -278,7 +279,10 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 		return counts, nil
 	}
 
-	// Classify batch k+1 while batch k is being stored.
+	// Classify batch k+1 while batch k is queued and stored: batches are
+	// submitted as soon as they are classified (the store's writer groups
+	// them with other scans' batches), and their results are collected at
+	// the end, in order.
 	type classified struct {
 		batch []store.NewMention
 		err   error
@@ -304,19 +308,26 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 			}
 		}
 	}()
+	var waits []func() (store.IngestResult, error)
 	var errs error
 	for c := range out {
 		if c.err != nil {
 			errs = c.err
 			break
 		}
-		start := time.Now()
-		res, err := p.st.IngestMentions(ctx, m.ProjectID, quota, c.batch)
+		// The submit context is not cancelled when this scan stops early:
+		// a batch already queued is stored and counted.
+		waits = append(waits, p.st.SubmitIngest(context.WithoutCancel(ctx), m.ProjectID, quota, c.batch))
+	}
+	cancel()
+	for range out { // let the classifier goroutine finish
+	}
+	for _, wait := range waits {
+		res, err := wait()
 		if err != nil {
-			errs = fmt.Errorf("storing mentions: %w", err)
-			break
+			errs = cmpErr(errs, fmt.Errorf("storing mentions: %w", err))
+			continue
 		}
-		p.met.ingestTime.Since(start)
 		if p.onIngest != nil {
 			p.onIngest(fetchedAt, res)
 		}
@@ -327,17 +338,15 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 				bc.Irrelevant++
 			}
 		}
+		p.met.queued.Observe(res.Queued.Seconds())
 		if res.New > 0 {
-			p.met.toEvent.Observe(time.Since(fetchedAt).Seconds(), source)
+			p.met.toEvent.Observe(res.Committed.Sub(fetchedAt).Seconds(), source)
 		}
 		p.met.posts.Add(float64(bc.New), source, "new")
 		p.met.posts.Add(float64(bc.Duplicates), source, "duplicate")
 		p.met.posts.Add(float64(bc.DroppedQuota), source, "dropped_quota")
 		p.met.posts.Add(float64(bc.Irrelevant), source, "irrelevant")
 		counts.add(bc)
-	}
-	cancel()
-	for range out { // let the classifier goroutine finish
 	}
 	return counts, errs
 }

@@ -71,7 +71,7 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	var mu sync.Mutex
 	var latencies []time.Duration
 	p.onIngest = func(fetchedAt time.Time, res store.IngestResult) {
-		d := time.Since(fetchedAt)
+		d := res.Committed.Sub(fetchedAt)
 		mu.Lock()
 		for _, m := range res.Created {
 			if m.IsRelevant {

@@ -86,6 +86,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 
 // Close closes both pools; the WAL is checkpointed by SQLite on last close.
 func (s *Store) Close() error {
+	s.ingest.wg.Wait() // batches already queued are stored
 	err1 := s.r.Close()
 	err2 := s.ck.Close()
 	err3 := s.w.Close()
