@@ -73,10 +73,14 @@ func sendSigned(ctx context.Context, client *http.Client, url, sig string, err e
 	if err != nil {
 		return Result{Outcome: Retry, Err: fmt.Errorf("sign webhook %s: %w", msgID, err)}
 	}
+	// Built whole, with post's two headers, in canonical form: one map per
+	// request instead of one grown by Set.
 	header := http.Header{
 		"Webhook-Id":        {msgID},
 		"Webhook-Timestamp": {strconv.FormatInt(now.Unix(), 10)},
 		"Webhook-Signature": {sig},
+		"Content-Type":      {"application/json"},
+		"User-Agent":        {UserAgent},
 	}
 	return post(ctx, client, url, header, body, now)
 }
@@ -87,11 +91,13 @@ func post(ctx context.Context, client *http.Client, url string, header http.Head
 	if err != nil {
 		return Result{Outcome: Retry, Err: fmt.Errorf("build request: %w", err)}
 	}
-	for k, v := range header {
-		req.Header[k] = v
+	if header == nil {
+		header = make(http.Header, 2)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", UserAgent)
+	// header is the caller's, made for this request.
+	header["Content-Type"] = []string{"application/json"}
+	header["User-Agent"] = []string{UserAgent}
+	req.Header = header
 
 	start := time.Now()
 	resp, err := client.Do(req)
@@ -104,10 +110,14 @@ func post(ctx context.Context, client *http.Client, url string, header http.Head
 		return Result{Outcome: Retry, Duration: time.Since(start), Err: fmt.Errorf("post to %s: %w", redact(url), err)}
 	}
 	defer resp.Body.Close()
-	respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
-	// Drain a little more so the connection can be reused; a receiver
-	// sending megabytes is not worth waiting for.
-	_, _ = io.CopyN(io.Discard, resp.Body, 256<<10)
+	var respBody []byte
+	var readErr error
+	if resp.ContentLength != 0 { // the usual empty answer needs no reading
+		respBody, readErr = io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
+		// Drain a little more so the connection can be reused; a receiver
+		// sending megabytes is not worth waiting for.
+		_, _ = io.CopyN(io.Discard, resp.Body, 256<<10)
+	}
 
 	r := Result{
 		StatusCode: resp.StatusCode,
