@@ -54,7 +54,7 @@ type IngestResult struct {
 // maxGroupRows bounds the rows of one group transaction: the first
 // batches of a burst are not held back long by the last, and the pages
 // the transaction dirties stay within the writer's page cache.
-const maxGroupRows = 2000
+const maxGroupRows = 1000
 
 type ingestReq struct {
 	ctx       context.Context
