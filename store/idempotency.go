@@ -72,8 +72,9 @@ func (s *Store) PurgeExpired(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t); err != nil {
 		return err
 	}
-	// The outbox keeps fanned-out events for a month (deliveries carry their
-	// own copy of the payload, so replays do not need them).
+	// The outbox keeps fanned-out events for a month. Deliveries read their
+	// body from the event; when one is purged (migration 050's trigger),
+	// its finished deliveries go with it and pending ones keep a copy.
 	month := FormatTime(time.Now().AddDate(0, 0, -30))
 	_, err := s.w.ExecContext(ctx, `DELETE FROM events WHERE dispatched = 1 AND created_at < ?`, month)
 	return err
