@@ -79,12 +79,7 @@ const hnTypeTags = "(story,comment)"
 // account through the author_ tag.
 func hnSearches(q Query) []hnSearch {
 	var out []hnSearch
-	var kws []string
-	for _, k := range q.Keywords {
-		if k = strings.TrimSpace(k); k != "" {
-			kws = append(kws, k)
-		}
-	}
+	kws := queryKeywords(q.Keywords, "")
 	switch {
 	case len(kws) == 0:
 	case q.QueryMode == "all" || q.QueryMode == "phrase":

@@ -359,12 +359,7 @@ func redditWindow(age time.Duration) string {
 // characters; in any mode the terms are spread over several queries.
 func redditQueries(q Query) []string {
 	var terms []string
-	var kws []string
-	for _, k := range q.Keywords {
-		if k = strings.TrimSpace(k); k != "" {
-			kws = append(kws, k)
-		}
-	}
+	kws := queryKeywords(q.Keywords, "")
 	switch {
 	case len(kws) == 0:
 	case q.QueryMode == "all":

@@ -201,3 +201,19 @@ func orDefault(v, def string) string {
 	}
 	return strings.TrimRight(strings.TrimSpace(v), "/")
 }
+
+// queryKeywords returns a monitor's keywords trimmed, with every character
+// of drop removed first (e.g. `"` where the platform's syntax quotes
+// phrases), and empty ones left out.
+func queryKeywords(keywords []string, drop string) []string {
+	var out []string
+	for _, k := range keywords {
+		for _, c := range drop {
+			k = strings.ReplaceAll(k, string(c), "")
+		}
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -209,12 +209,7 @@ func (t *Threads) graphError(err error) error {
 // "all" and "phrase" run the keywords as one query. Matching proper happens
 // after collection.
 func threadsQueries(q Query) []string {
-	var kws []string
-	for _, k := range q.Keywords {
-		if k = strings.TrimSpace(k); k != "" {
-			kws = append(kws, k)
-		}
-	}
+	kws := queryKeywords(q.Keywords, "")
 	if len(kws) == 0 {
 		return nil
 	}

@@ -241,12 +241,7 @@ func newerID(a, b string) bool {
 // from: terms for watched accounts, and -is:retweet. A query over 512
 // characters is split across several.
 func xQueries(q Query) []string {
-	var kws []string
-	for _, k := range q.Keywords {
-		if k = strings.TrimSpace(strings.ReplaceAll(k, `"`, "")); k != "" {
-			kws = append(kws, k)
-		}
-	}
+	kws := queryKeywords(q.Keywords, `"`)
 	var terms []string
 	switch {
 	case len(kws) == 0:

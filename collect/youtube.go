@@ -312,12 +312,7 @@ func nextPacificMidnight(t time.Time) time.Time {
 // youtubeQuery builds q: keywords OR'ed with "|" (any), space-separated
 // (all) or one quoted phrase; multi-word keywords are quoted.
 func youtubeQuery(q Query) string {
-	var kws []string
-	for _, k := range q.Keywords {
-		if k = strings.TrimSpace(strings.ReplaceAll(k, `"`, "")); k != "" {
-			kws = append(kws, k)
-		}
-	}
+	kws := queryKeywords(q.Keywords, `"`)
 	if len(kws) == 0 {
 		return ""
 	}
