@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -337,40 +338,46 @@ func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMen
 	}
 	known := make(map[string]knownMention, len(batch))
 	for source, ids := range bySource {
-		rows, err := tx.QueryContext(ctx, `SELECT external_id, id, monitor_ids, published_at FROM mentions
-			WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
+		found, err := knownMentions(ctx, tx, projectID, source, ids)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var ext, mids string
-			var k knownMention
-			if err := rows.Scan(&ext, &k.id, &mids, &k.published); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			k.monitorIDs = strList(mids)
+		for ext, k := range found {
 			known[source+"\x00"+ext] = k
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	return known, nil
 }
 
-func mergeIDs(have, add []string) []string {
-	out := append([]string{}, have...)
-	for _, a := range add {
-		found := false
-		for _, h := range out {
-			if h == a {
-				found = true
-				break
-			}
+// knownMentions returns the stored mentions among ids of (project, source),
+// keyed by external id, read through q (the read pool, or the writer's
+// transaction when the answer must hold until it commits).
+func knownMentions(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, projectID, source string, ids []string) (map[string]knownMention, error) {
+	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids, published_at FROM mentions
+		WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	known := map[string]knownMention{}
+	for rows.Next() {
+		var ext, mids string
+		var k knownMention
+		if err := rows.Scan(&ext, &k.id, &mids, &k.published); err != nil {
+			return nil, err
 		}
-		if !found {
+		k.monitorIDs = strList(mids)
+		known[ext] = k
+	}
+	return known, rows.Err()
+}
+
+func mergeIDs(have, add []string) []string {
+	out := append([]string{}, have...) // never nil: stored as a JSON array
+	for _, a := range add {
+		if !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}

@@ -398,36 +398,6 @@ func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	return err == nil && n < rareSearchCap
 }
 
-// KnownExternalIDs returns which of ids already exist for (project, source),
-// so a pipeline can skip classifying duplicates.
-func (s *Store) KnownExternalIDs(ctx context.Context, projectID, source string, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		args := []any{projectID, source}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := s.r.QueryContext(ctx, `SELECT external_id FROM mentions WHERE project_id = ? AND source = ? AND external_id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // TriageExamples returns the most recently triaged mentions of a project:
 // ignored ones are negative relevance examples, reviewed/done positive.
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {

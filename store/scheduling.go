@@ -291,29 +291,13 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 // (project, source), the monitors their mention lists; a pipeline skips a
 // post its monitor already has and only links the others.
 func (s *Store) KnownMentionMonitors(ctx context.Context, projectID, source string, ids []string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		args := []any{projectID, source}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := s.r.QueryContext(ctx, `SELECT external_id, monitor_ids FROM mentions WHERE project_id = ? AND source = ? AND external_id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id, mids string
-			if err := rows.Scan(&id, &mids); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = strList(mids)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+	known, err := knownMentions(ctx, s.r, projectID, source, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(known))
+	for ext, k := range known {
+		out[ext] = k.monitorIDs
 	}
 	return out, nil
 }
