@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,40 +13,10 @@ import (
 	"time"
 )
 
-// fixtureB reads a recorded response from testdata.
-func fixtureB(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// requestLogB records the requests a fake platform saw.
-type requestLogB struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-}
-
-func (l *requestLogB) add(r *http.Request) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.reqs = append(l.reqs, r)
-}
-
-func (l *requestLogB) all() []*http.Request {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*http.Request(nil), l.reqs...)
-}
-
-func fixedNow(t time.Time) func() time.Time { return func() time.Time { return t } }
-
 var hnNow = time.Date(2024, 5, 1, 13, 0, 0, 0, time.UTC)
 
 func TestHNFetchPagesAndNormalises(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
 		if r.URL.Path != "/search_by_date" {
@@ -56,7 +24,7 @@ func TestHNFetchPagesAndNormalises(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(fixtureB(t, "hn/page"+r.URL.Query().Get("page")+".json"))
+		w.Write(readFixture(t, "hn/page"+r.URL.Query().Get("page")+".json"))
 	}))
 	defer srv.Close()
 
@@ -122,10 +90,10 @@ func TestHNFetchPagesAndNormalises(t *testing.T) {
 }
 
 func TestHNIncrementalAsksOnlyForNewer(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
-		w.Write(fixtureB(t, "hn/empty.json"))
+		w.Write(readFixture(t, "hn/empty.json"))
 	}))
 	defer srv.Close()
 	c := NewHN(HNConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(hnNow)})
@@ -182,7 +150,7 @@ func TestHNRateLimitedAndMalformed(t *testing.T) {
 					w.Header().Set(k, v)
 				}
 				w.WriteHeader(tt.status)
-				w.Write(fixtureB(t, tt.body))
+				w.Write(readFixture(t, tt.body))
 			}))
 			defer srv.Close()
 			c := NewHN(HNConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(now)})

@@ -7,24 +7,20 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
 // linkedInServer fakes api.linkedin.com's Posts and Social Actions APIs.
 // override replaces every posts answer with a fixture ("429" sends a 429).
-func linkedInServer(t *testing.T, override string) (*httptest.Server, *[]*http.Request) {
+func linkedInServer(t *testing.T, override string) (*httptest.Server, *requestLog) {
 	t.Helper()
-	var mu sync.Mutex
-	var reqs []*http.Request
+	reqs := &requestLog{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reqs = append(reqs, r)
-		mu.Unlock()
+		reqs.add(r)
 		if r.Header.Get("Authorization") != "Bearer tok" || r.Header.Get("X-Restli-Protocol-Version") != "2.0.0" || r.Header.Get("LinkedIn-Version") == "" {
 			w.WriteHeader(http.StatusUnauthorized)
-			w.Write(fixtureC(t, "linkedin/error_401.json"))
+			w.Write(readFixture(t, "linkedin/error_401.json"))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -32,20 +28,20 @@ func linkedInServer(t *testing.T, override string) (*httptest.Server, *[]*http.R
 		case r.URL.Path == "/rest/posts" && override == "429":
 			w.Header().Set("Retry-After", "120")
 			w.WriteHeader(http.StatusTooManyRequests)
-			w.Write(fixtureC(t, "linkedin/error_429.json"))
+			w.Write(readFixture(t, "linkedin/error_429.json"))
 		case r.URL.Path == "/rest/posts" && override != "":
-			w.Write(fixtureC(t, "linkedin/"+override+".json"))
+			w.Write(readFixture(t, "linkedin/"+override+".json"))
 		case r.URL.Path == "/rest/posts" && r.URL.Query().Get("start") == "50":
-			w.Write(fixtureC(t, "linkedin/posts_page2.json"))
+			w.Write(readFixture(t, "linkedin/posts_page2.json"))
 		case r.URL.Path == "/rest/posts":
-			w.Write(fixtureC(t, "linkedin/posts_page1.json"))
+			w.Write(readFixture(t, "linkedin/posts_page1.json"))
 		case strings.HasPrefix(r.URL.Path, "/rest/socialActions/") && strings.HasSuffix(r.URL.Path, "/comments"):
 			urn := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/rest/socialActions/"), "/comments")
 			id := urn[strings.LastIndex(urn, ":")+1:]
 			b, err := os.ReadFile("testdata/linkedin/comments_" + id + ".json")
 			if err != nil {
 				w.WriteHeader(http.StatusForbidden)
-				w.Write(fixtureC(t, "linkedin/comments_forbidden.json"))
+				w.Write(readFixture(t, "linkedin/comments_forbidden.json"))
 				return
 			}
 			w.Write(b)
@@ -54,7 +50,7 @@ func linkedInServer(t *testing.T, override string) (*httptest.Server, *[]*http.R
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &reqs
+	return srv, reqs
 }
 
 func newTestLinkedIn(srv *httptest.Server) *LinkedIn {
@@ -72,7 +68,7 @@ func TestLinkedInPostsAndComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := (*reqs)[0].URL.Query()
+	first := reqs.all()[0].URL.Query()
 	if first.Get("author") != "urn:li:organization:5515715" || first.Get("q") != "author" || first.Get("sortBy") != "CREATED" {
 		t.Errorf("posts query %v", first)
 	}
@@ -112,7 +108,7 @@ func TestLinkedInPostsAndComments(t *testing.T) {
 	// The duplicate watch entry ("5515715") does not fetch twice, and paging
 	// stopped at the post older than the comment lookback.
 	posts := 0
-	for _, r := range *reqs {
+	for _, r := range reqs.all() {
 		if r.URL.Path == "/rest/posts" {
 			posts++
 		}
@@ -128,8 +124,8 @@ func TestLinkedInNoOrganizations(t *testing.T) {
 	if !errors.Is(err, ErrLinkedInNoOrganizations) || err.Error() != LinkedInNoKeywordSearch {
 		t.Fatalf("err = %v", err)
 	}
-	if len(*reqs) != 0 {
-		t.Errorf("%d requests made", len(*reqs))
+	if len(reqs.all()) != 0 {
+		t.Errorf("%d requests made", len(reqs.all()))
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -14,24 +13,21 @@ import (
 // newsServer serves feeds under /feeds/<fixture>, Google News at
 // /rss/search and GDELT at /api/v2/doc/doc; google and gdelt name the
 // fixtures (or "429") those two answer with.
-func newsServer(t *testing.T, google, gdelt string) (*httptest.Server, *[]*http.Request) {
+func newsServer(t *testing.T, google, gdelt string) (*httptest.Server, *requestLog) {
 	t.Helper()
-	var mu sync.Mutex
-	var reqs []*http.Request
+	reqs := &requestLog{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reqs = append(reqs, r)
-		mu.Unlock()
+		reqs.add(r)
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/feeds/"):
 			w.Header().Set("Content-Type", "application/rss+xml")
-			w.Write(fixtureC(t, "news/"+strings.TrimPrefix(r.URL.Path, "/feeds/")))
+			w.Write(readFixture(t, "news/"+strings.TrimPrefix(r.URL.Path, "/feeds/")))
 		case r.URL.Path == "/rss/search":
 			w.Header().Set("Content-Type", "application/xml; charset=utf-8")
-			w.Write(fixtureC(t, "news/"+google))
+			w.Write(readFixture(t, "news/"+google))
 		case r.URL.Path == "/api/v2/doc/doc" && gdelt == "429":
 			w.WriteHeader(http.StatusTooManyRequests)
-			w.Write(fixtureC(t, "news/gdelt_throttle.txt"))
+			w.Write(readFixture(t, "news/gdelt_throttle.txt"))
 		case r.URL.Path == "/api/v2/doc/doc":
 			// GDELT sends its throttle text and errors with status 200.
 			if strings.HasSuffix(gdelt, ".txt") {
@@ -39,13 +35,13 @@ func newsServer(t *testing.T, google, gdelt string) (*httptest.Server, *[]*http.
 			} else {
 				w.Header().Set("Content-Type", "application/json")
 			}
-			w.Write(fixtureC(t, "news/"+gdelt))
+			w.Write(readFixture(t, "news/"+gdelt))
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &reqs
+	return srv, reqs
 }
 
 func newTestNews(srv *httptest.Server) *News {
@@ -113,7 +109,7 @@ func TestNewsFeedsAndSearches(t *testing.T) {
 		t.Errorf("gdelt seendate: %v", p.PublishedAt)
 	}
 	// The searches carry the keywords, the window and the fixed params.
-	for _, r := range *reqs {
+	for _, r := range reqs.all() {
 		q := r.URL.Query()
 		switch r.URL.Path {
 		case "/rss/search":
@@ -135,8 +131,8 @@ func TestNewsFeedsOnlyWithoutKeywords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(*reqs) != 1 || len(b.Posts) != 1 || b.Posts[0].Text != "Olé Acme" {
-		t.Fatalf("%d requests, posts %+v", len(*reqs), b.Posts)
+	if len(reqs.all()) != 1 || len(b.Posts) != 1 || b.Posts[0].Text != "Olé Acme" {
+		t.Fatalf("%d requests, posts %+v", len(reqs.all()), b.Posts)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 var redditNow = time.Date(2024, 5, 1, 13, 30, 0, 0, time.UTC)
 
 // redditPages serves page1.json, then page2.json for after=t3_1c2d3e.
-func redditPages(t *testing.T, log *requestLogB, hdr http.Header) http.HandlerFunc {
+func redditPages(t *testing.T, log *requestLog, hdr http.Header) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
 		for k, v := range hdr {
@@ -22,17 +22,17 @@ func redditPages(t *testing.T, log *requestLogB, hdr http.Header) http.HandlerFu
 		}
 		switch r.URL.Query().Get("after") {
 		case "":
-			w.Write(fixtureB(t, "reddit/page1.json"))
+			w.Write(readFixture(t, "reddit/page1.json"))
 		case "t3_1c2d3e":
-			w.Write(fixtureB(t, "reddit/page2.json"))
+			w.Write(readFixture(t, "reddit/page2.json"))
 		default:
-			w.Write(fixtureB(t, "reddit/empty.json"))
+			w.Write(readFixture(t, "reddit/empty.json"))
 		}
 	}
 }
 
 func TestRedditPublicPagesAndNormalises(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(redditPages(t, &log, nil))
 	defer srv.Close()
 	c := NewReddit(RedditConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(redditNow)})
@@ -96,7 +96,7 @@ func TestRedditPublicPagesAndNormalises(t *testing.T) {
 }
 
 func TestRedditIncrementalStopsAtLastSeen(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(redditPages(t, &log, nil))
 	defer srv.Close()
 	c := NewReddit(RedditConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(redditNow)})
@@ -137,7 +137,7 @@ func TestRedditOAuthTokenCachedAndRefreshed(t *testing.T) {
 			if r.Method != http.MethodPost || !ok || id != "cid" || secret != "csecret" || r.FormValue("grant_type") != "client_credentials" ||
 				!strings.Contains(r.Header.Get("User-Agent"), "(by /u/") {
 				w.WriteHeader(401)
-				w.Write(fixtureB(t, "reddit/unauthorized.json"))
+				w.Write(readFixture(t, "reddit/unauthorized.json"))
 				return
 			}
 			issue++
@@ -148,10 +148,10 @@ func TestRedditOAuthTokenCachedAndRefreshed(t *testing.T) {
 			searchReqs++
 			if !valid[strings.TrimPrefix(r.Header.Get("Authorization"), "bearer ")] {
 				w.WriteHeader(401)
-				w.Write(fixtureB(t, "reddit/unauthorized.json"))
+				w.Write(readFixture(t, "reddit/unauthorized.json"))
 				return
 			}
-			w.Write(fixtureB(t, "reddit/empty.json"))
+			w.Write(readFixture(t, "reddit/empty.json"))
 		default:
 			http.NotFound(w, r)
 		}
@@ -203,7 +203,7 @@ func TestRedditRateLimits(t *testing.T) {
 			w.Header().Set("X-Ratelimit-Remaining", "0")
 			w.Header().Set("X-Ratelimit-Reset", "42")
 			w.WriteHeader(429)
-			w.Write(fixtureB(t, "reddit/throttle_429.json"))
+			w.Write(readFixture(t, "reddit/throttle_429.json"))
 		}))
 		defer srv.Close()
 		c := NewReddit(RedditConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(redditNow)})
@@ -214,7 +214,7 @@ func TestRedditRateLimits(t *testing.T) {
 		}
 	})
 	t.Run("budget spent before the next page", func(t *testing.T) {
-		var log requestLogB
+		var log requestLog
 		hdr := http.Header{"X-Ratelimit-Remaining": {"0.0"}, "X-Ratelimit-Reset": {"300"}, "X-Ratelimit-Used": {"100"}}
 		srv := httptest.NewServer(redditPages(t, &log, hdr))
 		defer srv.Close()
@@ -245,7 +245,7 @@ func TestRedditMalformed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tt.status)
-				w.Write(fixtureB(t, tt.body))
+				w.Write(readFixture(t, tt.body))
 			}))
 			defer srv.Close()
 			c := NewReddit(RedditConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(redditNow)})

@@ -6,21 +6,17 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
 // reviewsServer serves review pages under /pages/, the App Store feed and
 // the Trustpilot API. appstore overrides the App Store fixture for page 1.
-func reviewsServer(t *testing.T, appstore string) (*httptest.Server, *[]*http.Request) {
+func reviewsServer(t *testing.T, appstore string) (*httptest.Server, *requestLog) {
 	t.Helper()
-	var mu sync.Mutex
-	var reqs []*http.Request
+	reqs := &requestLog{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reqs = append(reqs, r)
-		mu.Unlock()
+		reqs.add(r)
 		p := r.URL.Path
 		switch {
 		case strings.HasPrefix(p, "/pages/"):
@@ -45,7 +41,7 @@ func reviewsServer(t *testing.T, appstore string) (*httptest.Server, *[]*http.Re
 			if appstore != "" {
 				name = appstore
 			}
-			w.Write(fixtureC(t, "reviews/"+name+".json"))
+			w.Write(readFixture(t, "reviews/"+name+".json"))
 		case strings.HasPrefix(p, "/v1/business-units/"):
 			if r.Header.Get("apikey") != "tp-key" {
 				w.WriteHeader(http.StatusUnauthorized)
@@ -57,20 +53,20 @@ func reviewsServer(t *testing.T, appstore string) (*httptest.Server, *[]*http.Re
 					http.NotFound(w, r)
 					return
 				}
-				w.Write(fixtureC(t, "reviews/trustpilot_find.json"))
+				w.Write(readFixture(t, "reviews/trustpilot_find.json"))
 				return
 			}
 			if p != "/v1/business-units/5f1e2d3c4b5a697887766554/reviews" || r.URL.Query().Get("orderBy") != "createdat.desc" {
 				http.NotFound(w, r)
 				return
 			}
-			w.Write(fixtureC(t, "reviews/trustpilot_reviews_"+r.URL.Query().Get("page")+".json"))
+			w.Write(readFixture(t, "reviews/trustpilot_reviews_"+r.URL.Query().Get("page")+".json"))
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &reqs
+	return srv, reqs
 }
 
 func newTestReviews(srv *httptest.Server, key string) *Reviews {
@@ -143,7 +139,7 @@ func TestReviewsAllKinds(t *testing.T) {
 	}
 	// App Store: pages 1, 2 and the empty page 3; Trustpilot: find + page 1.
 	count := map[string]int{}
-	for _, r := range *reqs {
+	for _, r := range reqs.all() {
 		switch {
 		case strings.Contains(r.URL.Path, "customerreviews"):
 			count["appstore"]++

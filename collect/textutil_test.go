@@ -1,8 +1,6 @@
 package collect
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -12,16 +10,6 @@ import (
 var testNowC = time.Date(2024, 5, 3, 18, 0, 0, 0, time.UTC)
 
 func nowC() time.Time { return testNowC }
-
-// fixtureC reads collect/testdata/<rel>.
-func fixtureC(t *testing.T, rel string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestPlainText(t *testing.T) {
 	cases := []struct{ name, in, want string }{

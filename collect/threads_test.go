@@ -13,14 +13,11 @@ import (
 
 // threadsServer fakes graph.threads.net, serving page1 then page2 (by the
 // "after" cursor) unless override names another fixture.
-func threadsServer(t *testing.T, override string) (*httptest.Server, *[]*http.Request) {
+func threadsServer(t *testing.T, override string) (*httptest.Server, *requestLog) {
 	t.Helper()
-	var mu sync.Mutex
-	var reqs []*http.Request
+	reqs := &requestLog{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reqs = append(reqs, r)
-		mu.Unlock()
+		reqs.add(r)
 		if r.URL.Path != "/v1.0/keyword_search" {
 			http.NotFound(w, r)
 			return
@@ -33,17 +30,17 @@ func threadsServer(t *testing.T, override string) (*httptest.Server, *[]*http.Re
 			w.Write([]byte(`{"error":{"message":"Too many calls","code":613}}`))
 		case strings.HasPrefix(override, "error_"):
 			w.WriteHeader(http.StatusBadRequest)
-			w.Write(fixtureC(t, "threads/"+override+".json"))
+			w.Write(readFixture(t, "threads/"+override+".json"))
 		case override != "":
-			w.Write(fixtureC(t, "threads/"+override+".json"))
+			w.Write(readFixture(t, "threads/"+override+".json"))
 		case r.URL.Query().Get("after") == "QVFIUk1aM0VnY2dQ":
-			w.Write(fixtureC(t, "threads/page2.json"))
+			w.Write(readFixture(t, "threads/page2.json"))
 		default:
-			w.Write(fixtureC(t, "threads/page1.json"))
+			w.Write(readFixture(t, "threads/page1.json"))
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &reqs
+	return srv, reqs
 }
 
 func newTestThreads(srv *httptest.Server) *Threads {
@@ -57,10 +54,10 @@ func TestThreadsPagesAndNormalises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(*reqs) != 2 {
-		t.Fatalf("%d requests, want 2 pages", len(*reqs))
+	if len(reqs.all()) != 2 {
+		t.Fatalf("%d requests, want 2 pages", len(reqs.all()))
 	}
-	q := (*reqs)[0].URL.Query()
+	q := reqs.all()[0].URL.Query()
 	for k, want := range map[string]string{
 		"q": "acme", "search_type": "RECENT", "access_token": "tok",
 		"since": strconv.FormatInt(since.Unix(), 10), "until": strconv.FormatInt(testNowC.Unix(), 10),
@@ -73,8 +70,8 @@ func TestThreadsPagesAndNormalises(t *testing.T) {
 		t.Errorf("fields = %q", q.Get("fields"))
 	}
 	// The second page is asked of our base URL, not of paging.next's host.
-	if (*reqs)[1].Host != (*reqs)[0].Host || (*reqs)[1].URL.Query().Get("after") != "QVFIUk1aM0VnY2dQ" {
-		t.Errorf("second request %s", (*reqs)[1].URL)
+	if reqs.all()[1].Host != reqs.all()[0].Host || reqs.all()[1].URL.Query().Get("after") != "QVFIUk1aM0VnY2dQ" {
+		t.Errorf("second request %s", reqs.all()[1].URL)
 	}
 	// 4 posts in the window; the week-old one is dropped.
 	if len(b.Posts) != 4 {
@@ -104,8 +101,8 @@ func TestThreadsStopsAtSince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(*reqs) != 1 || len(b.Posts) != 2 {
-		t.Fatalf("%d requests, %d posts; want 1 and 2", len(*reqs), len(b.Posts))
+	if len(reqs.all()) != 1 || len(b.Posts) != 2 {
+		t.Fatalf("%d requests, %d posts; want 1 and 2", len(reqs.all()), len(b.Posts))
 	}
 }
 
@@ -119,7 +116,7 @@ func TestThreadsQueriesPerMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, r := range *reqs {
+	for _, r := range reqs.all() {
 		got = append(got, r.URL.Query().Get("q"))
 	}
 	if strings.Join(got, "|") != "acme|globex|acme projects" {
@@ -189,7 +186,7 @@ func TestThreadsShortRetryAfterIsHonoured(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 			return
 		}
-		w.Write(fixtureC(t, "threads/page2.json"))
+		w.Write(readFixture(t, "threads/page2.json"))
 	}))
 	defer srv.Close()
 	b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-24 * time.Hour)})

@@ -16,12 +16,12 @@ const (
 	xToken    = "b26v89c19zqg8o3fpdpcfcgkdwv2t7zxmsr3hxvvctnp"
 )
 
-func xPages(t *testing.T, log *requestLogB, hdr http.Header) http.HandlerFunc {
+func xPages(t *testing.T, log *requestLog, hdr http.Header) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
 		if r.Header.Get("Authorization") != "Bearer AAAA-token" {
 			w.WriteHeader(401)
-			w.Write(fixtureB(t, "x/unauthorized.json"))
+			w.Write(readFixture(t, "x/unauthorized.json"))
 			return
 		}
 		if r.URL.Path != "/2/tweets/search/recent" {
@@ -33,17 +33,17 @@ func xPages(t *testing.T, log *requestLogB, hdr http.Header) http.HandlerFunc {
 		}
 		switch {
 		case r.URL.Query().Get("since_id") == xNewestID:
-			w.Write(fixtureB(t, "x/empty.json"))
+			w.Write(readFixture(t, "x/empty.json"))
 		case r.URL.Query().Get("next_token") == xToken:
-			w.Write(fixtureB(t, "x/page2.json"))
+			w.Write(readFixture(t, "x/page2.json"))
 		default:
-			w.Write(fixtureB(t, "x/page1.json"))
+			w.Write(readFixture(t, "x/page1.json"))
 		}
 	}
 }
 
 func TestXFetchPagesAndNormalises(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(xPages(t, &log, http.Header{"X-Rate-Limit-Remaining": {"449"}, "X-Rate-Limit-Limit": {"450"}}))
 	defer srv.Close()
 	c := NewX(XConfig{BaseURL: srv.URL, BearerToken: "AAAA-token", Client: srv.Client(), Now: fixedNow(xNow)})
@@ -86,7 +86,7 @@ func TestXFetchPagesAndNormalises(t *testing.T) {
 }
 
 func TestXIncrementalUsesSinceID(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(xPages(t, &log, nil))
 	defer srv.Close()
 	c := NewX(XConfig{BaseURL: srv.URL, BearerToken: "AAAA-token", Client: srv.Client(), Now: fixedNow(xNow)})
@@ -127,7 +127,7 @@ func TestXRateLimits(t *testing.T) {
 			w.Header().Set("x-rate-limit-remaining", "0")
 			w.Header().Set("x-rate-limit-reset", strconv.FormatInt(reset.Unix(), 10))
 			w.WriteHeader(429)
-			w.Write(fixtureB(t, "x/rate_limited.json"))
+			w.Write(readFixture(t, "x/rate_limited.json"))
 		}))
 		defer srv.Close()
 		c := NewX(XConfig{BaseURL: srv.URL, BearerToken: "AAAA-token", Client: srv.Client(), Now: fixedNow(xNow)})
@@ -138,7 +138,7 @@ func TestXRateLimits(t *testing.T) {
 		}
 	})
 	t.Run("no requests left before the next page", func(t *testing.T) {
-		var log requestLogB
+		var log requestLog
 		hdr := http.Header{"X-Rate-Limit-Remaining": {"0"}, "X-Rate-Limit-Reset": {strconv.FormatInt(reset.Unix(), 10)}}
 		srv := httptest.NewServer(xPages(t, &log, hdr))
 		defer srv.Close()
@@ -169,7 +169,7 @@ func TestXMalformedAndAuth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tt.status)
-				w.Write(fixtureB(t, tt.body))
+				w.Write(readFixture(t, tt.body))
 			}))
 			defer srv.Close()
 			c := NewX(XConfig{BaseURL: srv.URL, BearerToken: "AAAA-token", Client: srv.Client(), Now: fixedNow(xNow)})

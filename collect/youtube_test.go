@@ -14,30 +14,30 @@ var youtubeNow = time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)
 
 // fakeYouTube serves the recorded search pages and answers videos.list with
 // the recorded statistics of the ids asked for.
-func fakeYouTube(t *testing.T, log *requestLogB) http.HandlerFunc {
+func fakeYouTube(t *testing.T, log *requestLog) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
 		if r.URL.Query().Get("key") != "k3y" {
 			w.WriteHeader(400)
-			w.Write(fixtureB(t, "youtube/bad_key.json"))
+			w.Write(readFixture(t, "youtube/bad_key.json"))
 			return
 		}
 		switch r.URL.Path {
 		case "/search":
 			switch r.URL.Query().Get("pageToken") {
 			case "":
-				w.Write(fixtureB(t, "youtube/search_page1.json"))
+				w.Write(readFixture(t, "youtube/search_page1.json"))
 			case "CAIQAA":
-				w.Write(fixtureB(t, "youtube/search_page2.json"))
+				w.Write(readFixture(t, "youtube/search_page2.json"))
 			default:
-				w.Write(fixtureB(t, "youtube/empty.json"))
+				w.Write(readFixture(t, "youtube/empty.json"))
 			}
 		case "/videos":
 			var all struct {
 				Kind  string           `json:"kind"`
 				Items []map[string]any `json:"items"`
 			}
-			if err := json.Unmarshal(fixtureB(t, "youtube/videos.json"), &all); err != nil {
+			if err := json.Unmarshal(readFixture(t, "youtube/videos.json"), &all); err != nil {
 				t.Error(err)
 			}
 			want := map[string]bool{}
@@ -59,7 +59,7 @@ func fakeYouTube(t *testing.T, log *requestLogB) http.HandlerFunc {
 }
 
 func TestYouTubeFetchPagesStatisticsAndQuota(t *testing.T) {
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(fakeYouTube(t, &log))
 	defer srv.Close()
 	ledger := NewMemoryQuotaLedger()
@@ -143,7 +143,7 @@ func TestYouTubeQuotaStops(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log requestLogB
+			var log requestLog
 			srv := httptest.NewServer(fakeYouTube(t, &log))
 			defer srv.Close()
 			ledger := NewMemoryQuotaLedger()
@@ -183,7 +183,7 @@ func TestYouTubeQuotaStops(t *testing.T) {
 	// A new UTC day has a fresh budget.
 	ledger := NewMemoryQuotaLedger()
 	ledger.Spend(context.Background(), "youtube", "2024-05-01", 10000, 10000)
-	var log requestLogB
+	var log requestLog
 	srv := httptest.NewServer(fakeYouTube(t, &log))
 	defer srv.Close()
 	tomorrow := time.Date(2024, 5, 2, 0, 0, 1, 0, time.UTC)
@@ -215,7 +215,7 @@ func TestYouTubeErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tt.status)
-				w.Write(fixtureB(t, tt.body))
+				w.Write(readFixture(t, tt.body))
 			}))
 			defer srv.Close()
 			c := NewYouTube(YouTubeConfig{BaseURL: srv.URL, APIKey: "k3y", Client: srv.Client(), Now: fixedNow(youtubeNow)})
