@@ -130,18 +130,24 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 // GetJSON fetches url and decodes a JSON object into v. A body that is not
 // valid JSON is an error (never "no posts").
 func (h *HTTP) GetJSON(ctx context.Context, url string, v any) (http.Header, error) {
-	body, hdr, err := h.Do(ctx, func() (*http.Request, error) {
+	return h.DoJSON(ctx, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, url, nil)
 		if err == nil {
 			req.Header.Set("Accept", "application/json")
 		}
 		return req, err
-	})
+	}, v)
+}
+
+// DoJSON is Do followed by decoding the body into v. A body that is not
+// valid JSON is an error wrapping errMalformed (never "no posts").
+func (h *HTTP) DoJSON(ctx context.Context, newReq func() (*http.Request, error), v any) (http.Header, error) {
+	body, hdr, err := h.Do(ctx, newReq)
 	if err != nil {
 		return hdr, err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return hdr, fmt.Errorf("%s: malformed response: %w (body starts %q)", h.Source, err, snippet(body))
+		return hdr, fmt.Errorf("%s: %w: %w (body starts %q)", h.Source, errMalformed, err, snippet(body))
 	}
 	return hdr, nil
 }

@@ -225,7 +225,6 @@ func (r *Reddit) waitForBudget(ctx context.Context, hdr http.Header) error {
 // getJSON sends an authorised GET when OAuth is configured, refreshing the
 // token once on 401.
 func (r *Reddit) getJSON(ctx context.Context, u string, v any) (http.Header, error) {
-	var body []byte
 	var hdr http.Header
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -235,7 +234,7 @@ func (r *Reddit) getJSON(ctx context.Context, u string, v any) (http.Header, err
 				return nil, err
 			}
 		}
-		body, hdr, err = r.http.Do(ctx, func() (*http.Request, error) {
+		hdr, err = r.http.DoJSON(ctx, func() (*http.Request, error) {
 			req, err := http.NewRequest(http.MethodGet, u, nil)
 			if err != nil {
 				return nil, err
@@ -246,20 +245,14 @@ func (r *Reddit) getJSON(ctx context.Context, u string, v any) (http.Header, err
 				req.Header.Set("Authorization", "bearer "+token)
 			}
 			return req, nil
-		})
+		}, v)
 		var se *StatusError
 		if token != "" && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
 			continue
 		}
 		break
 	}
-	if err != nil {
-		return hdr, err
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return hdr, fmt.Errorf("reddit: %w: %v (body starts %q)", errMalformed, err, snippet(body))
-	}
-	return hdr, nil
+	return hdr, err
 }
 
 // accessToken returns the cached app-only token, fetching a new one when
