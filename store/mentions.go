@@ -156,12 +156,17 @@ func (s *Store) ListMentions(ctx context.Context, f MentionFilter, after *Positi
 	if err != nil {
 		return nil, err
 	}
+	return s.queryMentions(ctx, q, args...)
+}
+
+// queryMentions runs a query selecting mentionCols on the read pool.
+func (s *Store) queryMentions(ctx context.Context, q string, args ...any) ([]*Mention, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([]*Mention, 0, limit)
+	out := []*Mention{} // an empty page is [], not null
 	for rows.Next() {
 		m, err := scanMention(rows)
 		if err != nil {
@@ -262,6 +267,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	} else if f.MonitorID != "" {
 		add(`m.id IN (SELECT mention_id FROM mention_monitors WHERE monitor_id = ?)`, f.MonitorID)
 	}
+	// since/until bound the publication date (in sync mode too), read from
+	// the monitor's index when the walk drives from it.
+	dateCol := "m.published_at"
+	if orderCol == "mm.published_at" {
+		dateCol = orderCol
+	}
 	add(`m.project_id = ?`, f.ProjectID)
 	if f.Source != "" {
 		add(`m.source = ?`, f.Source)
@@ -288,10 +299,10 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
 	}
 	if f.Since != nil {
-		add(orderColFor(orderCol, "published")+` >= ?`, FormatTime(*f.Since))
+		add(dateCol+` >= ?`, FormatTime(*f.Since))
 	}
 	if f.Until != nil {
-		add(orderColFor(orderCol, "published")+` < ?`, FormatTime(*f.Until))
+		add(dateCol+` < ?`, FormatTime(*f.Until))
 	}
 	if sync {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
@@ -320,13 +331,6 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		` ORDER BY ` + orderCol + ` ` + dir + `, ` + idCol + ` ` + dir + ` LIMIT ?`
 	args = append(append(fromArgs, args...), limit)
 	return q, args, nil
-}
-
-func orderColFor(orderCol, _ string) string {
-	if orderCol == "mm.published_at" {
-		return "mm.published_at"
-	}
-	return "m.published_at"
 }
 
 // IndexSearch moves up to limit pending mentions into the trigram index in
@@ -457,19 +461,6 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 
 // PublicMentions lists a public page's mentions: relevant ones, testimonials first.
 func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.project_id = ? AND m.is_relevant = 1 AND m.status <> 'ignored'
+	return s.queryMentions(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.project_id = ? AND m.is_relevant = 1 AND m.status <> 'ignored'
 		AND m.published_at >= ? ORDER BY (m.category = 'testimonial') DESC, m.published_at DESC LIMIT ?`, projectID, FormatTime(time.Now().AddDate(0, 0, -90)), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Mention
-	for rows.Next() {
-		m, err := scanMention(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }
