@@ -50,6 +50,25 @@ func (h *HTTP) now() time.Time {
 	return time.Now()
 }
 
+func (h *HTTP) maxWait() time.Duration {
+	if h.MaxWait == 0 {
+		return 5 * time.Second
+	}
+	return h.MaxWait
+}
+
+// waitForReset is for a platform that says, on a successful page, that no
+// requests are left before the next one: it sleeps through a reset no
+// further away than MaxWait, or returns RateLimitedError until the reset.
+func (h *HTTP) waitForReset(ctx context.Context, hdr http.Header) error {
+	until := h.rateLimitUntil(hdr)
+	wait := until.Sub(h.now())
+	if wait > h.maxWait() {
+		return &RateLimitedError{Source: h.Source, Until: until}
+	}
+	return sleep(ctx, wait)
+}
+
 // Do sends the request built by newReq (called again per attempt) and returns
 // the body of a 2xx response. 429 (and 503 with Retry-After) become
 // RateLimitedError unless the wait is short enough to sleep through.
@@ -58,15 +77,12 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 	if client == nil {
 		client = http.DefaultClient
 	}
-	retries, backoff, maxWait := h.Retries, h.Backoff, h.MaxWait
+	retries, backoff, maxWait := h.Retries, h.Backoff, h.maxWait()
 	if retries == 0 {
 		retries = 2
 	}
 	if backoff == 0 {
 		backoff = 500 * time.Millisecond
-	}
-	if maxWait == 0 {
-		maxWait = 5 * time.Second
 	}
 	var lastErr error
 	for attempt := 0; attempt <= retries; attempt++ {

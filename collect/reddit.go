@@ -214,12 +214,7 @@ func (r *Reddit) waitForBudget(ctx context.Context, hdr http.Header) error {
 	if err != nil || rem >= 1 {
 		return nil
 	}
-	until := r.http.rateLimitUntil(hdr)
-	wait := until.Sub(r.cfg.Now())
-	if wait > 5*time.Second {
-		return &RateLimitedError{Source: "reddit", Until: until}
-	}
-	return sleep(ctx, wait)
+	return r.http.waitForReset(ctx, hdr)
 }
 
 // getJSON sends an authorised GET when OAuth is configured, refreshing the

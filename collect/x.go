@@ -211,12 +211,7 @@ func (x *X) waitForBudget(ctx context.Context, hdr http.Header) error {
 	if strings.TrimSpace(hdr.Get("X-Rate-Limit-Remaining")) != "0" {
 		return nil
 	}
-	until := x.http.rateLimitUntil(hdr)
-	wait := until.Sub(x.cfg.Now())
-	if wait > 5*time.Second {
-		return &RateLimitedError{Source: "x", Until: until}
-	}
-	return sleep(ctx, wait)
+	return x.http.waitForReset(ctx, hdr)
 }
 
 // snowflakeTime is when an X id was minted.
