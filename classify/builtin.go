@@ -22,18 +22,22 @@ func (b *Builtin) Name() string { return "builtin" }
 
 // analysis is what every rule reads from one post, computed once.
 type analysis struct {
-	text  string
-	low   string
-	toks  []token
-	words []string
-	sent  Sentiment
+	text string
+	low  string
+	toks []token
+	// clauses is the text's words with words.Break between clauses (the
+	// category model's input); words is the same without the Breaks.
+	clauses []string
+	words   []string
+	sent    Sentiment
 }
 
 func analyze(text string) analysis {
 	a := analysis{text: text, low: strings.ToLower(text)}
 	a.toks = tokenize(text, make([]token, 0, 32))
 	a.sent = scoreTokens(text, a.toks)
-	a.words = words.Words(text)
+	a.clauses = words.WithBreaks(text)
+	a.words = words.Without(a.clauses, make([]string, 0, len(a.clauses)))
 	return a
 }
 
@@ -58,7 +62,7 @@ func (b *Builtin) classify(in Input) Result {
 	a := analyze(text)
 	rel := judgeRelevance(a, in)
 
-	cat := categorize(b.model, a.text, a.low, a.sent.Compound, func(cue string) bool {
+	cat := categorize(b.model, a.clauses, a.low, a.sent.Compound, func(cue string) bool {
 		return brandNear(a.low, cue, in)
 	})
 	category := cat.Category

@@ -173,12 +173,13 @@ func logit(p float64) float64 {
 	return math.Log(p / (1 - p))
 }
 
-// categorize picks a category. text is the post, low its lower-case form,
-// compound its sentiment, brandNear reports whether the brand is named
-// close to a misinformation cue.
-func categorize(m *catmodel.Model, text, low string, compound float64, brandNear func(string) bool) categoryDecision {
+// categorize picks a category. clauses is the post split by
+// words.WithBreaks, low its lower-case form, compound its sentiment;
+// brandNear reports whether the brand is named close to a misinformation
+// cue.
+func categorize(m *catmodel.Model, clauses []string, low string, compound float64, brandNear func(string) bool) categoryDecision {
 	var buf [2]float64
-	p := m.Probs(catmodel.Features(text), buf[:0])
+	p := m.Probs(catmodel.FeaturesOf(clauses), buf[:0])
 	// Margins over each label's threshold, in log-odds: > 0 means the label
 	// applies.
 	mb := logit(p[0]) - logit(m.Threshold[0])

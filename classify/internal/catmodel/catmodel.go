@@ -10,9 +10,9 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode"
 
 	"earshot/classify/internal/lr"
+	"earshot/classify/internal/words"
 )
 
 // Labels are the labels the model predicts, in the order of Model's slices.
@@ -33,16 +33,6 @@ type Model struct {
 	Threshold []float64            `json:"threshold"`
 	L2        []float64            `json:"l2"` // the penalty cross-validation chose, per label
 }
-
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or of to in on at for with is are was were be been it its
-		this that these those i me my we our you your he she they them their his her as by from so
-		am do does did has have had just very also than then there here what which who`) {
-		m[w] = true
-	}
-	return m
-}()
 
 var negators = map[string]bool{"not": true, "no": true, "never": true, "cannot": true, "cant": true, "wont": true,
 	"dont": true, "doesnt": true, "didnt": true, "isnt": true, "nothing": true, "without": true, "nor": true}
@@ -105,66 +95,25 @@ func matchAt(words []string, i int, phrase []string) bool {
 	return true
 }
 
-// Words splits text into lower-case words; sentence punctuation becomes "."
-// and numbers become "<num>".
-func Words(text string) []string {
-	out := make([]string, 0, 32)
-	start := -1
-	digit := false
-	emit := func(end int) {
-		if start < 0 {
-			return
-		}
-		w := strings.Trim(strings.ToLower(text[start:end]), "'")
-		if strings.ContainsRune(w, '’') {
-			w = strings.ReplaceAll(w, "’", "'")
-		}
-		if w != "" {
-			if digit {
-				w = "<num>"
-			}
-			out = append(out, w)
-		}
-		start, digit = -1, false
-	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
-			if start < 0 {
-				start = i
-			}
-			if unicode.IsDigit(r) {
-				digit = true
-			}
-			continue
-		}
-		emit(i)
-		if r == '.' || r == '!' || r == '?' || r == ';' || r == ',' || r == '\n' {
-			if len(out) > 0 && out[len(out)-1] != "." {
-				out = append(out, ".")
-			}
-		}
-	}
-	emit(len(text))
-	return out
-}
-
 // Features lists the features of a text: unigrams (without stop words) and
 // their stems ("s:" prefix), bigrams, words in the scope of a negation ("n:"
 // prefix, up to three words or the end of the clause), cue phrases ("c:"),
 // cue-group counts and a length bucket. Duplicates are removed.
-func Features(text string) []string {
-	words := Words(text)
-	out := make([]string, 0, 3*len(words)+8)
+func Features(text string) []string { return FeaturesOf(words.WithBreaks(text)) }
+
+// FeaturesOf is Features of a text already split by words.WithBreaks.
+func FeaturesOf(ws []string) []string {
+	out := make([]string, 0, 3*len(ws)+8)
 	neg := 0
-	for i, w := range words {
-		if w == "." {
+	for i, w := range ws {
+		if w == words.Break {
 			neg = 0
 			continue
 		}
-		if !stopwords[w] && len(w) > 1 {
+		if !words.IsStopword(w) && len(w) > 1 {
 			out = append(out, w, "s:"+stem(w))
 		}
-		if neg > 0 && !stopwords[w] {
+		if neg > 0 && !words.IsStopword(w) {
 			out = append(out, "n:"+w)
 		}
 		if neg > 0 {
@@ -173,15 +122,15 @@ func Features(text string) []string {
 		if isNeg(w) {
 			neg = 3
 		}
-		if i+1 < len(words) && words[i+1] != "." {
-			out = append(out, w+" "+words[i+1])
+		if i+1 < len(ws) && ws[i+1] != words.Break {
+			out = append(out, w+" "+ws[i+1])
 		}
 	}
 	// Cue phrases, matched word by word from an index on their first word.
 	var groupCount [2]int
-	for i, w := range words {
+	for i, w := range ws {
 		for _, c := range cueIndex[w] {
-			if matchAt(words, i, c.words) {
+			if matchAt(ws, i, c.words) {
 				out = append(out, "c:"+c.phrase)
 				groupCount[c.group]++
 			}
@@ -201,8 +150,8 @@ func Features(text string) []string {
 		}
 	}
 	nw := 0
-	for _, w := range words {
-		if w != "." {
+	for _, w := range ws {
+		if w != words.Break {
 			nw++
 		}
 	}

@@ -1,5 +1,5 @@
-// Package words splits text into the lower-case words the relevance model
-// and the classifier's cue analysis work on.
+// Package words splits text into the lower-case words the relevance model,
+// the category model and the classifier's cue analysis work on.
 package words
 
 import (
@@ -18,26 +18,47 @@ var stopwords = func() map[string]bool {
 	return m
 }()
 
+// Break is the word WithBreaks puts where sentence or clause punctuation
+// was. No word Words returns is ever Break.
+const Break = "."
+
 // Words splits text into lower-case words of letters, digits and apostrophes.
 // Numbers are folded into "<num>" so error codes generalise.
-func Words(text string) []string {
-	var out []string
+func Words(text string) []string { return split(text, nil, false) }
+
+// WithBreaks is Words with Break wherever ".", "!", "?", ";", "," or a line
+// break ends a clause (never two in a row, never first). Dropping the Breaks
+// gives exactly Words(text).
+func WithBreaks(text string) []string { return split(text, make([]string, 0, 32), true) }
+
+// Without returns ws without its Breaks, reusing dst's storage.
+func Without(ws, dst []string) []string {
+	for _, w := range ws {
+		if w != Break {
+			dst = append(dst, w)
+		}
+	}
+	return dst
+}
+
+func split(text string, out []string, breaks bool) []string {
 	start := -1
-	hasDigit := false
+	digit := false
 	emit := func(end int) {
 		if start < 0 {
 			return
 		}
 		w := strings.Trim(strings.ToLower(text[start:end]), "'")
-		w = strings.ReplaceAll(w, "’", "'")
+		if strings.ContainsRune(w, '’') {
+			w = strings.ReplaceAll(w, "’", "'")
+		}
 		if w != "" {
-			if hasDigit {
+			if digit {
 				w = "<num>"
 			}
 			out = append(out, w)
 		}
-		start = -1
-		hasDigit = false
+		start, digit = -1, false
 	}
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
@@ -45,11 +66,16 @@ func Words(text string) []string {
 				start = i
 			}
 			if unicode.IsDigit(r) {
-				hasDigit = true
+				digit = true
 			}
 			continue
 		}
 		emit(i)
+		if breaks && (r == '.' || r == '!' || r == '?' || r == ';' || r == ',' || r == '\n') {
+			if len(out) > 0 && out[len(out)-1] != Break {
+				out = append(out, Break)
+			}
+		}
 	}
 	emit(len(text))
 	return out
