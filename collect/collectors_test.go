@@ -2,6 +2,7 @@ package collect
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,6 +38,22 @@ func (l *requestLog) all() []*http.Request {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]*http.Request(nil), l.reqs...)
+}
+
+// cannedServer answers every request with status, header and the fixture
+// body; it closes when the test ends.
+func cannedServer(t testing.TB, status int, header map[string]string, fixture string) *httptest.Server {
+	t.Helper()
+	body := readFixture(t, fixture)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func fixedNow(t time.Time) func() time.Time { return func() time.Time { return t } }

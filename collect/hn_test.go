@@ -145,14 +145,7 @@ func TestHNRateLimitedAndMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tt.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tt.status)
-				w.Write(readFixture(t, tt.body))
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, tt.status, tt.header, tt.body)
 			c := NewHN(HNConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(now)})
 			b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: now.Add(-time.Hour)})
 			if err == nil {

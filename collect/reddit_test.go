@@ -243,11 +243,7 @@ func TestRedditMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(tt.status)
-				w.Write(readFixture(t, tt.body))
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, tt.status, nil, tt.body)
 			c := NewReddit(RedditConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(redditNow)})
 			b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: redditNow.Add(-time.Hour)})
 			if err == nil {

@@ -167,11 +167,7 @@ func TestXMalformedAndAuth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(tt.status)
-				w.Write(readFixture(t, tt.body))
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, tt.status, nil, tt.body)
 			c := NewX(XConfig{BaseURL: srv.URL, BearerToken: "AAAA-token", Client: srv.Client(), Now: fixedNow(xNow)})
 			b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}})
 			if err == nil {

@@ -213,11 +213,7 @@ func TestYouTubeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(tt.status)
-				w.Write(readFixture(t, tt.body))
-			}))
-			defer srv.Close()
+			srv := cannedServer(t, tt.status, nil, tt.body)
 			c := NewYouTube(YouTubeConfig{BaseURL: srv.URL, APIKey: "k3y", Client: srv.Client(), Now: fixedNow(youtubeNow)})
 			b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: youtubeNow.Add(-time.Hour)})
 			if err == nil {
