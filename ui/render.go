@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,8 +23,8 @@ type templates struct {
 var funcs = template.FuncMap{
 	"ago":        ago,
 	"absTime":    absTime,
-	"join":       func(xs []string, sep string) string { return strings.Join(xs, sep) },
-	"has":        func(xs []string, x string) bool { return contains(xs, x) },
+	"join":       strings.Join,
+	"has":        slices.Contains[[]string],
 	"label":      label,
 	"sourceIcon": sourceIcon,
 	"sourceName": sourceName,
@@ -59,18 +60,8 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(v)
 	},
-	"seq": func(xs ...string) []string { return xs },
-	"hasItem": func(xs []string, x string) bool {
-		for _, v := range xs {
-			if v == x {
-				return true
-			}
-		}
-		return false
-	},
-	"filterLabel": func(k string) string {
-		return map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}[k]
-	},
+	"seq":         func(xs ...string) []string { return xs },
+	"filterLabel": func(k string) string { return filterLabels[k] },
 	"viewFilters": func(q url.Values) map[string]string {
 		out := map[string]string{}
 		for _, k := range viewKeys {
@@ -80,9 +71,7 @@ var funcs = template.FuncMap{
 		}
 		return out
 	},
-	"stAction": func(s string) string {
-		return map[string]string{"reviewed": "Reviewed", "done": "Done", "ignored": "Ignore", "new": "New"}[s]
-	},
+	"stAction": func(s string) string { return statusActions[s] },
 	"backfill": func(h int) string {
 		if h < 48 {
 			return fmt.Sprintf("%d hours", h)
@@ -123,14 +112,10 @@ func dict(kv ...any) map[string]any {
 	return m
 }
 
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
+var (
+	filterLabels  = map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}
+	statusActions = map[string]string{"reviewed": "Reviewed", "done": "Done", "ignored": "Ignore", "new": "New"}
+)
 
 func mustTemplates() *templates {
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/_*.html"))
@@ -208,16 +193,25 @@ func parseTime(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
-func ago(s any) string {
-	var str string
+// timeArg is a template's time argument (a string or a *string); nil
+// reports a nil *string.
+func timeArg(s any) (str string, isNil bool) {
 	switch v := s.(type) {
 	case string:
-		str = v
+		return v, false
 	case *string:
 		if v == nil {
-			return "never"
+			return "", true
 		}
-		str = *v
+		return *v, false
+	}
+	return "", false
+}
+
+func ago(s any) string {
+	str, isNil := timeArg(s)
+	if isNil {
+		return "never"
 	}
 	t, ok := parseTime(str)
 	if !ok {
@@ -246,16 +240,7 @@ func short(d time.Duration) string {
 }
 
 func absTime(s any) string {
-	var str string
-	switch v := s.(type) {
-	case string:
-		str = v
-	case *string:
-		if v == nil {
-			return ""
-		}
-		str = *v
-	}
+	str, _ := timeArg(s) // nil → "", which does not parse
 	t, ok := parseTime(str)
 	if !ok {
 		return str
