@@ -164,7 +164,6 @@ type categoryDecision struct {
 	// Bug and Idea are the multi-label view: a post can be both a bug
 	// report and a product idea; Category picks one of them for display.
 	Bug, Idea bool
-	Scores    map[string]float64
 }
 
 // logit is log(p/(1-p)), clamped away from 0 and 1.
@@ -191,37 +190,51 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	if rm > 0 && !brandNear(cm) {
 		rm = 0
 	}
-	scores := map[string]float64{"bug_report": mb, "product_idea": mi, "other": 0}
-	cues := map[string]string{}
-	if rc > 0 && compound < 0.3 {
-		scores["complaint"] = 1.2*rc - 1.5 + 0.3*math.Min(mb, 0)
-		cues["complaint"] = cc
-	}
-	if rm > 0 {
-		scores["misinformation"] = 1.5*rm - 1.5
-		cues["misinformation"] = cm
-	}
-	if compound >= 0.5 && !d.Bug && !d.Idea {
-		// Praise with a recommendation, or strong praise alone.
-		rt, ct := cueScore(low, praiseCues)
-		scores["testimonial"] = rt + 2*(compound-0.5) - 0.3
-		cues["testimonial"] = ct
-	}
-	best, bestS := "other", math.Inf(-1)
+	// The highest score wins; ties go to the category listed first.
+	best, bestS, cue := "other", math.Inf(-1), ""
 	for _, c := range Categories {
-		if s, ok := scores[c]; ok && s > bestS {
-			best, bestS = c, s
+		var s float64
+		var why string
+		switch c {
+		case "bug_report":
+			s = mb
+		case "product_idea":
+			s = mi
+		case "other":
+			s = 0
+		case "complaint":
+			if rc <= 0 || compound >= 0.3 {
+				continue
+			}
+			s, why = 1.2*rc-1.5+0.3*math.Min(mb, 0), cc
+		case "misinformation":
+			if rm <= 0 {
+				continue
+			}
+			s, why = 1.5*rm-1.5, cm
+		case "testimonial":
+			if compound < 0.5 || d.Bug || d.Idea {
+				continue
+			}
+			// Praise with a recommendation, or strong praise alone.
+			rt, ct := cueScore(low, praiseCues)
+			s, why = rt+2*(compound-0.5)-0.3, ct
+		default:
+			continue
+		}
+		if s > bestS {
+			best, bestS, cue = c, s, why
 		}
 	}
 	switch best {
 	case "bug_report":
-		_, cues[best] = cueScore(low, bugCues)
-		if cues[best] == "" && hasErrorCode(low) {
-			cues[best] = "error code"
+		_, cue = cueScore(low, bugCues)
+		if cue == "" && hasErrorCode(low) {
+			cue = "error code"
 		}
 	case "product_idea":
-		_, cues[best] = cueScore(low, ideaCues)
+		_, cue = cueScore(low, ideaCues)
 	}
-	d.Category, d.Cue, d.Scores = best, cues[best], scores
+	d.Category, d.Cue = best, cue
 	return d
 }

@@ -127,14 +127,20 @@ func (m *RelevanceModel) score(words []string, exclude []string) (float64, strin
 }
 
 func relevanceWords(text string) []string {
-	all := words.Words(text)
-	out := all[:0]
-	for _, w := range all {
+	ws := words.Words(text)
+	return contentWords(ws, ws[:0])
+}
+
+// contentWords appends the words of ws the relevance model weighs (longer
+// than two letters, not in relevanceStop) to dst, which may share ws's
+// storage.
+func contentWords(ws, dst []string) []string {
+	for _, w := range ws {
 		if len(w) > 2 && !relevanceStop[w] {
-			out = append(out, w)
+			dst = append(dst, w)
 		}
 	}
-	return out
+	return dst
 }
 
 var relevanceStop = func() map[string]bool {
@@ -185,7 +191,7 @@ func judgeRelevance(a analysis, in Input) relevanceJudgement {
 	var modelScore float64
 	var modelWord string
 	if in.Relevance != nil {
-		modelScore, modelWord = in.Relevance.score(relevanceWordsFrom(a.words), terms)
+		modelScore, modelWord = in.Relevance.score(contentWords(a.words, make([]string, 0, len(a.words))), terms)
 	}
 	if len(terms) == 0 {
 		j := relevanceJudgement{Relevant: modelScore >= 0, Score: modelScore}
@@ -205,16 +211,6 @@ func judgeRelevance(a analysis, in Input) relevanceJudgement {
 	}
 	j.Reason = fmt.Sprintf("%s (%+.1f): %s", verdict, score, strings.Join(why, "; "))
 	return j
-}
-
-func relevanceWordsFrom(words []string) []string {
-	out := make([]string, 0, len(words))
-	for _, w := range words {
-		if len(w) > 2 && !relevanceStop[w] {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // brandUsage scores how each occurrence of a brand term is used.

@@ -141,17 +141,6 @@ func isAlnumAt(s string, i int) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// containsAny reports whether lower-case text s contains any of the phrases
-// as words, and returns the first one found.
-func containsAny(s string, phrases []string) (string, bool) {
-	for _, p := range phrases {
-		if containsWord(s, p) {
-			return p, true
-		}
-	}
-	return "", false
-}
-
 // phraseSet finds which of its lower-case phrases occur in a text as words
 // (indexWord's rule: not inside a longer run of letters or digits) in one
 // pass over the text's words, instead of one substring search per phrase:
