@@ -279,48 +279,23 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 		return counts, nil
 	}
 
-	// Classify batch k+1 while batch k is queued and stored: batches are
-	// submitted as soon as they are classified (the store's writer groups
-	// them with other scans' batches), and their results are collected at
-	// the end, in order.
-	type classified struct {
-		batch []store.NewMention
-		err   error
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out := make(chan classified, 1)
-	go func() {
-		defer close(out)
-		for start := 0; start < len(fresh) || (start == 0 && len(first) > 0); start += p.cfg.BatchSize {
-			chunk := fresh[start:min(len(fresh), start+p.cfg.BatchSize)]
-			nms, err := p.classifyAll(ctx, m, source, pc, chunk)
-			if start == 0 {
-				nms = append(first, nms...)
-			}
-			select {
-			case out <- classified{nms, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	// Each classified batch is queued for the store's writer at once (it
+	// groups them with other scans' batches) and the next is classified
+	// while it is stored; the results are collected at the end, in order.
+	// The submit context is not cancelled when this scan stops early: a
+	// batch already queued is stored and counted.
 	var waits []func() (store.IngestResult, error)
 	var errs error
-	for c := range out {
-		if c.err != nil {
-			errs = c.err
+	for start := 0; start < len(fresh) || (start == 0 && len(first) > 0); start += p.cfg.BatchSize {
+		nms, err := p.classifyAll(ctx, m, source, pc, fresh[start:min(len(fresh), start+p.cfg.BatchSize)])
+		if err != nil {
+			errs = err
 			break
 		}
-		// The submit context is not cancelled when this scan stops early:
-		// a batch already queued is stored and counted.
-		waits = append(waits, p.st.SubmitIngest(context.WithoutCancel(ctx), m.ProjectID, quota, c.batch))
-	}
-	cancel()
-	for range out { // let the classifier goroutine finish
+		if start == 0 {
+			nms = append(first, nms...)
+		}
+		waits = append(waits, p.st.SubmitIngest(context.WithoutCancel(ctx), m.ProjectID, quota, nms))
 	}
 	for _, wait := range waits {
 		res, err := wait()
