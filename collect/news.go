@@ -387,12 +387,9 @@ func charsetReader(charset string, input io.Reader) (io.Reader, error) {
 // --- keyword searches ---
 
 func quotedKeywords(list []string) []string {
-	var out []string
-	for _, k := range list {
-		k = strings.TrimSpace(strings.ReplaceAll(k, `"`, ""))
-		if k != "" {
-			out = append(out, `"`+k+`"`)
-		}
+	out := queryKeywords(list, `"`)
+	for i, k := range out {
+		out[i] = `"` + k + `"`
 	}
 	return out
 }
