@@ -200,7 +200,6 @@ func (l *LinkedIn) fetchOrg(ctx context.Context, org string, since time.Time) ([
 	var posts []Post
 	var commentOn []string
 	lookback := since.Add(-linkedInCommentLookback)
-	handle := org
 	for page := 0; page < linkedInMaxPages; page++ {
 		u := fmt.Sprintf("%s/rest/posts?author=%s&q=author&count=%d&start=%d&sortBy=CREATED",
 			l.cfg.BaseURL, url.QueryEscape(org), linkedInPageSize, page*linkedInPageSize)
@@ -237,7 +236,7 @@ func (l *LinkedIn) fetchOrg(ctx context.Context, org string, since time.Time) ([
 				Source:       "linkedin",
 				ExternalID:   e.ID,
 				URL:          "https://www.linkedin.com/feed/update/" + e.ID + "/",
-				AuthorHandle: handle,
+				AuthorHandle: org,
 				Text:         linkedInText(text),
 				PublishedAt:  ts,
 				Engagement:   map[string]int64{},
