@@ -144,17 +144,41 @@ func (q *ingestQueue) take() []*ingestReq {
 }
 
 // ingestGroup stores the group's batches in one transaction and answers
-// each. The transaction does not end with one caller's context: a batch
-// whose caller gave up before its turn is skipped with its context's error.
-// If a batch fails, the group is rolled back and each batch is stored in a
-// transaction of its own, so it fails alone. (Savepoints would isolate them
-// too, but releasing one frees its in-memory journal, which costs more than
-// the group saves.)
+// each. If a batch fails, the group is rolled back and each batch is stored
+// in a transaction of its own, so it fails alone. (Savepoints would isolate
+// them too, but releasing one frees its in-memory journal, which costs more
+// than the group saves.)
 func (s *Store) ingestGroup(group []*ingestReq) {
 	begun := time.Now()
+	// The transaction does not end with one caller's context.
 	ctx := context.WithoutCancel(group[0].ctx)
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		for _, r := range group {
+	if err := s.ingestTx(ctx, group); err != nil {
+		if len(group) == 1 {
+			group[0].err = err
+		} else {
+			for _, r := range group {
+				if err := s.ingestTx(ctx, []*ingestReq{r}); err != nil {
+					r.err = err
+				}
+			}
+		}
+	}
+	committed := time.Now()
+	for _, r := range group {
+		if r.err != nil {
+			r.res = IngestResult{}
+		} else {
+			r.res.Queued, r.res.Committed = begun.Sub(r.submitted), committed
+		}
+		close(r.done)
+	}
+}
+
+// ingestTx stores reqs in one transaction. A batch whose caller gave up
+// before its turn is skipped with its context's error.
+func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, r := range reqs {
 			if r.err = r.ctx.Err(); r.err != nil {
 				continue
 			}
@@ -164,34 +188,6 @@ func (s *Store) ingestGroup(group []*ingestReq) {
 		}
 		return nil
 	})
-	if err != nil && len(group) > 1 {
-		for _, r := range group {
-			if r.ctx.Err() != nil {
-				r.res, r.err = IngestResult{}, r.ctx.Err()
-				continue
-			}
-			r.err = s.tx(ctx, func(tx *sql.Tx) error {
-				var err error
-				r.res, err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch)
-				return err
-			})
-			if r.err != nil {
-				r.res = IngestResult{}
-			}
-		}
-		err = nil
-	}
-	for _, r := range group {
-		if err != nil && r.err == nil {
-			r.err = err
-		}
-		if r.err != nil {
-			r.res = IngestResult{}
-		} else {
-			r.res.Queued, r.res.Committed = begun.Sub(r.submitted), time.Now()
-		}
-		close(r.done)
-	}
 }
 
 // ingestBatch stores one caller's batch inside tx.
