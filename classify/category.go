@@ -112,13 +112,8 @@ func newCueList(cues []cue) *cueList {
 // explanations.
 func cueScore(low string, cl *cueList) (float64, string) {
 	var buf [64]bool
-	hit := buf[:0]
-	if len(cl.cues) <= len(buf) {
-		hit = buf[:len(cl.cues)]
-	} else {
-		hit = make([]bool, len(cl.cues))
-	}
-	if !cl.set.match(low, hit) {
+	hit, found := cl.set.hits(low, buf[:])
+	if !found {
 		return 0, ""
 	}
 	s, best, bestW := 0.0, "", 0.0

@@ -23,6 +23,12 @@ func Summarize(text string, keywords []string) string {
 		return "(empty post)"
 	}
 	sentences := splitSentences(clean)
+	var terms []string
+	for _, k := range keywords {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
+			terms = append(terms, k)
+		}
+	}
 	best, bestScore := "", -1e9
 	for i, s := range sentences {
 		if i >= 30 {
@@ -33,8 +39,8 @@ func Summarize(text string, keywords []string) string {
 		if i == 0 {
 			score += 1
 		}
-		for _, k := range keywords {
-			if k = strings.ToLower(strings.TrimSpace(k)); k != "" && containsWord(low, k) {
+		for _, k := range terms {
+			if containsWord(low, k) {
 				score += 2
 				break
 			}

@@ -176,6 +176,19 @@ func leadingWord(s string) string {
 	return s[:end]
 }
 
+// hits is match with its own result slice: buf's storage when it is large
+// enough (cleared first), a new slice otherwise.
+func (ps *phraseSet) hits(s string, buf []bool) ([]bool, bool) {
+	var hit []bool
+	if n := len(ps.phrases); n <= cap(buf) {
+		hit = buf[:n]
+		clear(hit)
+	} else {
+		hit = make([]bool, n)
+	}
+	return hit, ps.match(s, hit)
+}
+
 // match sets hit[i] for every phrase i that occurs in s as words and
 // reports whether any did. A phrase starting with a letter or digit can
 // only match where a word of s starts, and the word there must be the

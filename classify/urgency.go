@@ -97,16 +97,10 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		}
 	}
 	floor, critical := 0, false
-	var hit [32]bool
+	var buf [32]bool
 	for si, s := range urgencySignals {
-		h := hit[:0]
-		if len(s.phrases) <= len(hit) {
-			h = hit[:len(s.phrases)]
-			clear(h)
-		} else {
-			h = make([]bool, len(s.phrases))
-		}
-		if !urgencySets[si].match(low, h) {
+		h, found := urgencySets[si].hits(low, buf[:])
+		if !found {
 			continue
 		}
 		ph := s.phrases[slices.Index(h, true)] // the first listed that occurs
