@@ -74,11 +74,12 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	start := time.Now()
 	ctx := r.Context()
 	pg.Title, pg.Nav = "Inbox", "inbox"
-	q := filterQuery(r.URL.Query())
+	rq := r.URL.Query()
+	q := filterQuery(rq)
 	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(q) > 0, Options: filterOptions, PollFrom: store.FormatTime(u.now())}
 	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P)}
-	lq := filterQuery(r.URL.Query())
-	if c := r.URL.Query().Get("cursor"); c != "" { // the no-JavaScript "Load more" link
+	lq := filterQuery(rq)
+	if c := rq.Get("cursor"); c != "" { // the no-JavaScript "Load more" link
 		lq.Set("cursor", c)
 	}
 	if o := u.run(ctx, pg.P, "list_mentions", lq, true); o.Err != nil {
@@ -96,7 +97,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	if o := u.exec(ctx, pg.P, "list_views", &capability.Empty{}); o.Err == nil {
 		for _, v := range o.Data.(*capability.ViewsOut).Views {
 			vq := viewQuery(v.Filters)
-			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: "/?" + vq.Encode(), Current: vq.Encode() == q.Encode() && len(q) > 0})
+			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: "/?" + vq.Encode(), Current: vq.Encode() == d.QS && len(q) > 0})
 		}
 	}
 	if o := u.exec(ctx, pg.P, "list_monitors", &capability.Empty{}); o.Err == nil {
@@ -181,9 +182,20 @@ func (u *UI) authedAPI(h apiHandler) httprouter.Handle {
 	}
 }
 
+// rowsOf is the rows fragment's data for a JavaScript endpoint, without the
+// rows: one category lookup however many rows are rendered with it.
+func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
+	return rowsData{CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
+		Back: localPath(r.URL.Query().Get("back"), "/"), Labels: u.categoryLabels(r, s.p)}
+}
+
+func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
+	d.Items = items
+	return u.fragment("inbox", "rows", d)
+}
+
 func (u *UI) rowsFor(r *http.Request, s *session, items []*store.Mention) (string, error) {
-	return u.fragment("inbox", "rows", rowsData{Items: items, CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
-		Back: localPath(r.URL.Query().Get("back"), "/"), Labels: u.categoryLabels(r, s.p)})
+	return u.renderRows(u.rowsOf(r, s), items)
 }
 
 // mentionRows is the next page for infinite scroll: rendered rows plus the
@@ -250,6 +262,7 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 	rows := map[string]string{}
 	var errs []map[string]string
 	var lastErr *capability.Error
+	var rd *rowsData // built at the first changed row
 	for _, id := range ids {
 		o := u.run(r.Context(), s.p, "update_mention_status", url.Values{"id": {id}, "status": {status}}, false)
 		if o.Err != nil {
@@ -257,7 +270,11 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 			errs = append(errs, map[string]string{"id": id, "message": o.Err.Message})
 			continue
 		}
-		html, err := u.rowsFor(r, s, []*store.Mention{o.Data.(*store.Mention)})
+		if rd == nil {
+			d := u.rowsOf(r, s)
+			rd = &d
+		}
+		html, err := u.renderRows(*rd, []*store.Mention{o.Data.(*store.Mention)})
 		if err != nil {
 			return nil, capability.Internal()
 		}
