@@ -176,14 +176,15 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return
 	}
 	// Validate the project input before creating the user.
-	if _, e := u.decode("create_project", url.Values{"name": {projName}, "website": {r.PostFormValue("website")}}, false); e != nil {
+	projIn, e := u.decode("create_project", url.Values{"name": {projName}, "website": {r.PostFormValue("website")}}, false)
+	if e != nil {
 		if e.Param == "name" {
 			e.Param = "project_name"
 		}
 		fail(e)
 		return
 	}
-	user, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
+	_, err = u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
 	if err != nil {
 		e, _ := capability.AsError(err, "user")
 		fail(e)
@@ -199,8 +200,7 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		u.serverError(w, r, err)
 		return
 	}
-	p := &capability.Principal{Kind: capability.KindSession, UserID: user.ID, SessionID: sess.ID, Scopes: []string{capability.ProjectsRead, capability.ProjectsWrite}}
-	o := u.run(ctx, p, "create_project", url.Values{"name": {projName}, "website": {r.PostFormValue("website")}}, false)
+	o := u.exec(ctx, userPrincipal(sess), "create_project", projIn)
 	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
 	if o.Err == nil {
 		if out, ok := o.Data.(*capability.CreateProjectOut); ok {

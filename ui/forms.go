@@ -193,7 +193,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	back := localPath(r.PostForm.Get("_back"), "/")
 	p := s.p
 	if c.NoProject {
-		p = u.userPrincipal(s)
+		p = userPrincipal(s.sess)
 	}
 	form := url.Values{}
 	for k, v := range r.PostForm {

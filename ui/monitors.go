@@ -81,14 +81,7 @@ func (u *UI) preview(w http.ResponseWriter, r *http.Request, s *session) (any, *
 		}
 	}
 	vals.Set("limit", "10")
-	c, _ := u.svc.Capability("preview_monitor")
-	raw := formValues(c, vals, true) // empty draft lists are left out
-	in, err := c.Decode(raw, nil)
-	if err != nil {
-		e, _ := capability.AsError(err, "input")
-		return nil, e
-	}
-	o := u.exec(r.Context(), s.p, "preview_monitor", in)
+	o := u.run(r.Context(), s.p, "preview_monitor", vals, true) // empty draft lists are left out
 	if o.Err != nil {
 		return nil, o.Err
 	}

@@ -178,7 +178,7 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 		}
 		s.cur = cur
 	} else {
-		s.p = u.userPrincipal(s)
+		s.p = userPrincipal(sess)
 	}
 	return s, nil
 }
@@ -186,8 +186,8 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 // userPrincipal is the session without a project, for project-less
 // capabilities (create_project, update_account): what REST gives a session
 // that sends no Earshot-Project header.
-func (u *UI) userPrincipal(s *session) *capability.Principal {
-	return &capability.Principal{Kind: capability.KindSession, UserID: s.sess.UserID, SessionID: s.sess.ID,
+func userPrincipal(sess *store.Session) *capability.Principal {
+	return &capability.Principal{Kind: capability.KindSession, UserID: sess.UserID, SessionID: sess.ID,
 		Scopes: []string{capability.ProjectsRead, capability.ProjectsWrite}}
 }
 
