@@ -35,7 +35,7 @@ type analysis struct {
 func analyze(text string) analysis {
 	a := analysis{text: text, low: strings.ToLower(text)}
 	a.toks = tokenize(text, make([]token, 0, 32))
-	a.sent = scoreTokens(text, a.toks)
+	a.sent = scoreTokens(text, a.low, a.toks)
 	a.clauses = words.WithBreaks(text)
 	a.words = words.Without(a.clauses, make([]string, 0, len(a.clauses)))
 	return a

@@ -156,7 +156,7 @@ type Sentiment struct {
 func ScoreSentiment(text string) Sentiment {
 	var buf [64]token
 	toks := tokenize(text, buf[:0])
-	return scoreTokens(text, toks)
+	return scoreTokens(text, strings.ToLower(text), toks)
 }
 
 func labelFor(compound float64) string {
@@ -197,26 +197,16 @@ func lookup(t token) (float64, bool) {
 	return 0, false
 }
 
-// sentDetail is what the rules measured, for the learned correction.
-type sentDetail struct {
-	Compound float64
-	Pos, Neg float64 // summed positive and (absolute) negative valences
-	Hits     int     // tokens that carried valence
-	Tokens   int
-	Emph     float64 // punctuation emphasis
+// scoreTokens scores a text from its tokens; low is strings.ToLower(text).
+func scoreTokens(text, low string, toks []token) Sentiment {
+	c := compoundScore(text, low, toks)
+	return Sentiment{Label: labelFor(c), Compound: c}
 }
 
-func scoreTokens(text string, toks []token) Sentiment {
-	d := scoreDetail(text, toks)
-	return Sentiment{Label: labelFor(d.Compound), Compound: d.Compound}
-}
-
-func scoreDetail(text string, toks []token) sentDetail {
+func compoundScore(text, low string, toks []token) float64 {
 	if len(toks) == 0 {
-		return sentDetail{}
+		return 0
 	}
-	var det sentDetail
-	det.Tokens = len(toks)
 	// Caps emphasis only counts when some, but not all, words are in capitals.
 	upper := 0
 	for _, t := range toks {
@@ -254,24 +244,17 @@ func scoreDetail(text string, toks []token) sentDetail {
 			}
 		}
 		sum += v
-		det.Hits++
-		if v > 0 {
-			det.Pos += v
-		} else {
-			det.Neg -= v
-		}
 	}
 
-	lowText := strings.ToLower(text)
 	for _, p := range phraseValences {
-		if strings.Contains(lowText, p.phrase) && containsWord(lowText, p.phrase) {
+		if strings.Contains(low, p.phrase) && containsWord(low, p.phrase) {
 			sum += p.v
 		}
 	}
 	// Sarcasm markers turn apparent praise into criticism.
 	if sum > 0 {
 		for _, m := range sarcasmMarkers {
-			if strings.Contains(lowText, m) && (m[0] == '/' || m[0] == '#' || containsWord(lowText, m)) {
+			if strings.Contains(low, m) && (m[0] == '/' || m[0] == '#' || containsWord(low, m)) {
 				sum = -sum * 0.75
 				break
 			}
@@ -280,7 +263,6 @@ func scoreDetail(text string, toks []token) sentDetail {
 
 	if sum != 0 {
 		emph := punctuationEmphasis(text)
-		det.Emph = emph
 		if sum > 0 {
 			sum += emph
 		} else {
@@ -293,8 +275,7 @@ func scoreDetail(text string, toks []token) sentDetail {
 	} else if compound < -1 {
 		compound = -1
 	}
-	det.Compound = compound
-	return det
+	return compound
 }
 
 // valenceAt is the valence of token i after the word-level rules.
