@@ -23,6 +23,18 @@ func (u *UI) preCSRF(w http.ResponseWriter, r *http.Request) string {
 	return t
 }
 
+// preForm reads a pre-login form (login, setup) and checks its CSRF token;
+// false when it has answered the request.
+func (u *UI) preForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.ParseForm()
+	if err := u.checkPreCSRF(r); err != nil {
+		u.forbidden(w, err)
+		return false
+	}
+	return true
+}
+
 func (u *UI) checkPreCSRF(r *http.Request) error {
 	if err := u.cop.Check(r); err != nil {
 		return err
@@ -63,10 +75,7 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 }
 
 func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	r.ParseForm()
-	if err := u.checkPreCSRF(r); err != nil {
-		u.forbidden(w, err)
+	if !u.preForm(w, r) {
 		return
 	}
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
@@ -135,35 +144,35 @@ func (u *UI) switchProject(w http.ResponseWriter, r *http.Request, _ httprouter.
 // setupPage is the first-run page: it creates the owner and a first
 // project, and only exists while there is no user at all.
 func (u *UI) setupPage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	n, err := u.store.CountUsers(r.Context())
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	if n > 0 {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+	if u.setupDone(w, r) {
 		return
 	}
 	u.renderBare(w, http.StatusOK, "setup", authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r)})
 }
 
-func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	r.ParseForm()
-	if err := u.checkPreCSRF(r); err != nil {
-		u.forbidden(w, err)
-		return
-	}
-	ctx := r.Context()
-	n, err := u.store.CountUsers(ctx)
+// setupDone answers the request when setup is over (a user exists: to the
+// login page) or cannot be told (500); false when setup is still open.
+func (u *UI) setupDone(w http.ResponseWriter, r *http.Request) bool {
+	n, err := u.store.CountUsers(r.Context())
 	if err != nil {
 		u.serverError(w, r, err)
-		return
+		return true
 	}
 	if n > 0 {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return true
+	}
+	return false
+}
+
+func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if !u.preForm(w, r) {
 		return
 	}
+	if u.setupDone(w, r) {
+		return
+	}
+	ctx := r.Context()
 	d := authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r), Form: r.PostForm}
 	fail := func(e *capability.Error) {
 		d.Error, d.Param = e.Message, e.Param
@@ -184,8 +193,7 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		fail(e)
 		return
 	}
-	_, err = u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
-	if err != nil {
+	if _, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name"))); err != nil {
 		e, _ := capability.AsError(err, "user")
 		fail(e)
 		return
