@@ -142,7 +142,10 @@ func (c *fakeCollector) got() []Query {
 	return append([]Query(nil), c.queries...)
 }
 
-// clock is a settable time for the scheduler.
+// clock is a settable time for the scheduler. It stands still from the
+// moment newTestScheduler takes it, so tests make their monitors first:
+// a monitor is due at its creation time, which would otherwise be a
+// millisecond or more after the clock on a busy machine.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -182,8 +185,8 @@ func TestSchedulerFirstScanBackfillThenIncremental(t *testing.T) {
 		}
 		return Batch{Posts: []Post{hnPost("2", "Acme pricing changed again", time.Now().Add(-time.Minute))}, State: "cursor-2"}, nil
 	}
-	s, clk := newTestScheduler(f, registryOf(hn), SchedulerConfig{})
 	m := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.BackfillHours = 72 })
+	s, clk := newTestScheduler(f, registryOf(hn), SchedulerConfig{})
 
 	first := clk.now()
 	if n, err := s.ScanDue(ctx); err != nil || n != 1 {
@@ -285,7 +288,6 @@ func TestSchedulerSkipsPausedMonitorsAndArchivedProjects(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	hn := &fakeCollector{source: "hn"}
-	s, _ := newTestScheduler(f, registryOf(hn), SchedulerConfig{})
 	paused := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.Name = "paused" })
 	paused.Active = false
 	if err := f.st.SaveMonitor(ctx, paused, false); err != nil {
@@ -298,8 +300,8 @@ func TestSchedulerSkipsPausedMonitorsAndArchivedProjects(t *testing.T) {
 	}
 	// A source not in the monitor's list is not fetched either.
 	other := &fakeCollector{source: "x"}
-	s, _ = newTestScheduler(f, registryOf(hn, other), SchedulerConfig{})
 	live := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.Name = "live" })
+	s, _ := newTestScheduler(f, registryOf(hn, other), SchedulerConfig{})
 	if n, err := s.ScanDue(ctx); err != nil || n != 1 {
 		t.Fatalf("ScanDue: %d %v, want only the live monitor", n, err)
 	}
@@ -339,8 +341,8 @@ func TestSchedulerSourceStatuses(t *testing.T) {
 		NewHN(HNConfig{BaseURL: srv.URL + "/hn", Client: srv.Client()}),
 		NewThreads(ThreadsConfig{BaseURL: srv.URL + "/threads", AccessToken: "t", Client: srv.Client()}),
 	)
-	s, clk := newTestScheduler(f, reg, SchedulerConfig{})
 	m := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.Sources = []string{"x", "linkedin", "hn", "threads"} })
+	s, clk := newTestScheduler(f, reg, SchedulerConfig{})
 
 	status := func() map[string]store.SourceStatus {
 		mon, err := f.st.Monitor(ctx, f.project.ID, m.ID)
@@ -415,8 +417,8 @@ func TestSchedulerScanFailedOncePerStreak(t *testing.T) {
 		}
 		return Batch{}, nil
 	}}
-	s, clk := newTestScheduler(f, registryOf(hn), SchedulerConfig{Health: HealthConfig{FailureThreshold: 2}})
 	f.monitor(t, f.project.ID, nil)
+	s, clk := newTestScheduler(f, registryOf(hn), SchedulerConfig{Health: HealthConfig{FailureThreshold: 2}})
 	for _, failing := range []bool{true, true, true, false, true, true} {
 		fail.Store(failing)
 		if _, err := s.ScanDue(ctx); err != nil {
