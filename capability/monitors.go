@@ -12,8 +12,6 @@ import (
 // SourceValues are the platforms a monitor may watch.
 var SourceValues = []string{"x", "reddit", "youtube", "linkedin", "threads", "hn", "news", "reviews"}
 
-const sourceEnum = "x|reddit|youtube|linkedin|threads|hn|news|reviews"
-
 type CreateMonitorIn struct {
 	Name                string   `json:"name" validate:"required,maxlen=80" doc:"Monitor name."`
 	Keywords            []string `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Literal keywords, matched case-insensitively on word boundaries. List every spelling people use (name, domain, @handle). Optional when watch_accounts, feed_urls or review_urls give something to watch."`

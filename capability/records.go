@@ -134,8 +134,6 @@ func (s *Service) viewCaps() []*Capability {
 
 // ---- categories ----
 
-const categoryEnum = "bug_report|complaint|misinformation|product_idea|testimonial|other"
-
 type CategoryPath struct {
 	ID string `json:"id" in:"path" validate:"required,enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"The category value."`
 }

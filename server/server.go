@@ -184,16 +184,6 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	s.Metrics.WriteText(w)
 }
 
-// bearer returns the bearer token of the Authorization header.
-func bearer(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
-		return "", false
-	}
-	t := strings.TrimSpace(h[7:])
-	return t, t != ""
-}
-
 func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	id := newRequestID()
 	var in struct {
