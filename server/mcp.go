@@ -317,8 +317,6 @@ func (b *mcpBinding) csvData(ctx context.Context, st Streamer) (*mcpCSV, error) 
 	}
 	if truncated {
 		text = text[:end]
-	} else {
-		end = int64(len(text))
 	}
 	out := &mcpCSV{ContentType: st.ContentType(), Filename: st.Filename(), CSV: text, Rows: max(records-1, 0), Truncated: truncated}
 	if truncated {

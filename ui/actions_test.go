@@ -148,6 +148,9 @@ func TestSecretsShownOnce(t *testing.T) {
 	if !strings.Contains(body, `action="/a/update_webhook" class="stack"`) {
 		_, body, _ = c.get("/webhooks")
 	}
+	if !strings.Contains(body, `action="/a/update_webhook" class="stack"`) {
+		t.Errorf("the webhooks page has no edit form")
+	}
 	if st, b, _ := c.post("/a/update_webhook", url.Values{"id": {id}, "url": {"https://hooks.example/y"}, "events": {"monitor.scan_failed"}, "_back": {"/webhooks"}}, true); st != http.StatusSeeOther {
 		t.Fatalf("edit webhook %d %s", st, b)
 	}

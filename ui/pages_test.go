@@ -36,7 +36,7 @@ func TestFirstRunSetup(t *testing.T) {
 	if st != http.StatusForbidden {
 		t.Fatalf("setup without csrf: %d", st)
 	}
-	st, _, h = c.post("/setup", url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}}, true)
+	st, _, _ = c.post("/setup", url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}}, true)
 	if st != http.StatusSeeOther {
 		t.Fatalf("setup: %d", st)
 	}
