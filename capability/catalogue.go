@@ -80,7 +80,14 @@ type Field struct {
 	Enum     []string
 	Format   string // uuid, uri, date-time, email
 	Default  string
+	// NotBlank: a free-text string (or each string of a list) that is
+	// required or has a minimum length must hold more than white space.
+	NotBlank bool
 }
+
+// InputFields returns the fields of an input struct (or of a struct-valued
+// field, e.g. saved-view filters) with the rules of their tags.
+func InputFields(t reflect.Type) ([]Field, error) { return parseFields(t, "") }
 
 // Define declares a capability with a typed function.
 func Define[In, Out any](c Capability, fn func(ctx context.Context, p *Principal, in *In) (*Out, error)) *Capability {
@@ -175,6 +182,7 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 				return nil, fmt.Errorf("field %s: unknown rule %q", name, rule)
 			}
 		}
+		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
 		out = append(out, f)
 	}
 	return out, nil
@@ -330,7 +338,22 @@ func checkValue(f Field, v reflect.Value) error {
 	return nil
 }
 
+// isText reports whether t holds free text: a string, a list of strings
+// or a NullString, behind pointers.
+func isText(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.String || t == reflect.TypeFor[NullString]()
+}
+
 func checkString(f Field, param, s string) error {
+	if f.NotBlank && s != "" && strings.TrimSpace(s) == "" {
+		return Invalid(param, "%s must not be blank", param)
+	}
 	n := utf8.RuneCountInString(s)
 	if f.MaxLen > 0 && n > f.MaxLen {
 		return Invalid(param, "%s must be at most %d characters", param, f.MaxLen)

@@ -243,6 +243,9 @@ func fieldRules(f capability.Field) string {
 	if f.MaxLen > 0 {
 		r = append(r, fmt.Sprintf("at most %d characters", f.MaxLen))
 	}
+	if f.NotBlank {
+		r = append(r, "not blank")
+	}
 	if f.MaxItems > 0 {
 		r = append(r, fmt.Sprintf("at most %d items", f.MaxItems))
 	}

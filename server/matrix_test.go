@@ -276,6 +276,13 @@ func TestValidationMatrix(t *testing.T) {
 					vs = append(vs, violation{"maxlen", long, false})
 				}
 			}
+			if fl.NotBlank {
+				if isSlice {
+					vs = append(vs, violation{"blank", []any{" \t "}, false})
+				} else {
+					vs = append(vs, violation{"blank", " \t ", false})
+				}
+			}
 			if len(fl.Enum) > 0 {
 				bad := any("bogus_value")
 				if kind.Kind() == reflect.Int {

@@ -114,6 +114,10 @@ func applyScalarRules(s map[string]any, f capability.Field, k reflect.Kind) {
 		if f.MinLen > 0 {
 			s["minLength"] = f.MinLen
 		}
+		if f.NotBlank {
+			s["minLength"] = max(f.MinLen, 1)
+			s["pattern"] = `\S` // more than white space
+		}
 		if f.Format != "" {
 			s["format"] = f.Format
 		}
@@ -162,46 +166,11 @@ func typedValue(s string, k reflect.Kind) (any, bool) {
 // nestedInputSchema describes a struct-valued input field (e.g. saved-view
 // filters) from the same json/validate/doc tags the catalogue reads.
 func nestedInputSchema(t reflect.Type) map[string]any {
-	return inputSchema(structInputFields(t), nil)
-}
-
-func structInputFields(t reflect.Type) []capability.Field {
-	var out []capability.Field
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
-		}
-		name := strings.Split(sf.Tag.Get("json"), ",")[0]
-		if name == "" || name == "-" {
-			continue
-		}
-		f := capability.Field{Name: name, In: "body", Doc: sf.Tag.Get("doc"), Type: sf.Type, Default: sf.Tag.Get("default")}
-		for _, rule := range strings.Split(sf.Tag.Get("validate"), ",") {
-			k, v, _ := strings.Cut(rule, "=")
-			n, _ := strconv.Atoi(v)
-			switch k {
-			case "required":
-				f.Required = true
-			case "maxlen":
-				f.MaxLen = n
-			case "minlen":
-				f.MinLen = n
-			case "min":
-				f.Min = &n
-			case "max":
-				f.Max = &n
-			case "maxitems":
-				f.MaxItems = n
-			case "enum":
-				f.Enum = strings.Split(v, "|")
-			case "format":
-				f.Format = v
-			}
-		}
-		out = append(out, f)
+	fields, err := capability.InputFields(t)
+	if err != nil {
+		panic(err) // the catalogue parsed the same tags when it was built
 	}
-	return out
+	return inputSchema(fields, nil)
 }
 
 // outputSchema reflects an output type the way encoding/json writes it:
