@@ -259,20 +259,36 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 			CROSS JOIN mentions m ON m.rowid = cand.rid`
 		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
 	}
-	if f.MonitorID != "" && !sync && !rare {
-		// Drive from the monitor's own date-ordered index.
-		from = `mention_monitors mm JOIN mentions m ON m.id = mm.mention_id`
-		add(`mm.monitor_id = ?`, f.MonitorID)
-		orderCol = "mm.published_at"
-	} else if f.MonitorID != "" {
-		add(`m.id IN (SELECT mention_id FROM mention_monitors WHERE monitor_id = ?)`, f.MonitorID)
+	if f.MonitorID != "" {
+		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
-	// since/until bound the publication date (in sync mode too), read from
-	// the monitor's index when the walk drives from it.
+	if from == `mentions m` {
+		// The status, source, category and monitor indexes are not in date
+		// order (migrations 070, 071): a value few mentions hold is answered
+		// from its index, the rest by walking a date-ordered index, which
+		// SQLite must be told, or it may pick a value index and sort every
+		// match.
+		switch {
+		case sync:
+			from = `mentions m INDEXED BY mentions_collected`
+		case f.AuthorHandle != "":
+			from = `mentions m INDEXED BY mentions_author`
+		default:
+			from = `mentions m INDEXED BY mentions_feed`
+			switch cand, arg, ok := s.rareValue(ctx, f); {
+			case ok && cand == "monitor":
+				from = `(SELECT mention_id AS mid FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?) AS cand
+			CROSS JOIN mentions m ON m.id = cand.mid`
+				fromArgs = append(fromArgs, arg)
+			case ok:
+				from = `(SELECT rowid AS rid FROM mentions INDEXED BY mentions_by_` + cand + ` WHERE project_id = ? AND ` + cand + ` = ?) AS cand
+			CROSS JOIN mentions m ON m.rowid = cand.rid`
+				fromArgs = append(fromArgs, f.ProjectID, arg)
+			}
+		}
+	}
+	// since/until bound the publication date (in sync mode too).
 	dateCol := "m.published_at"
-	if orderCol == "mm.published_at" {
-		dateCol = orderCol
-	}
 	add(`m.project_id = ?`, f.ProjectID)
 	if f.Source != "" {
 		add(`m.source = ?`, f.Source)
@@ -313,9 +329,6 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
 	idCol := "m.id"
-	if orderCol == "mm.published_at" {
-		idCol = "mm.mention_id"
-	}
 	if after != nil {
 		if sync {
 			add(`(`+orderCol+`, `+idCol+`) > (?, ?)`, after.At, after.ID)
@@ -395,6 +408,35 @@ func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) er
 
 // searchIsRare asks the trigram index whether a search has few matches (in
 // all projects), bounded so the question itself stays cheap.
+// rareFacetCap: a status, source, category or monitor value that fewer
+// mentions of the project hold is answered from its index (fetch them,
+// sort by date); a more common one is found by walking the date order,
+// where at least one row in (project size / rareFacetCap) matches. At 1M
+// mentions either way reads at most a few thousand rows for a page.
+var rareFacetCap = 4000
+
+// rareValue picks, among the filter's monitor, status, category and
+// source, the one the fewest mentions hold, if fewer than rareFacetCap do,
+// and returns its name and value.
+func (s *Store) rareValue(ctx context.Context, f MentionFilter) (name, value string, ok bool) {
+	best := rareFacetCap
+	for _, c := range []struct{ name, value, count string }{
+		{"monitor", f.MonitorID, `SELECT COUNT(*) FROM (SELECT 1 FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?2 LIMIT ?3)`},
+		{"status", f.Status, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_status WHERE project_id = ?1 AND status = ?2 LIMIT ?3)`},
+		{"category", f.Category, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_category WHERE project_id = ?1 AND category = ?2 LIMIT ?3)`},
+		{"source", f.Source, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_source WHERE project_id = ?1 AND source = ?2 LIMIT ?3)`},
+	} {
+		if c.value == "" {
+			continue
+		}
+		var n int
+		if err := s.r.QueryRowContext(ctx, c.count, f.ProjectID, c.value, best).Scan(&n); err == nil && n < best {
+			best, name, value, ok = n, c.name, c.value, true
+		}
+	}
+	return name, value, ok
+}
+
 func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
@@ -438,11 +480,11 @@ type SOVRow struct {
 // [since, until). A mention counts once per group however many of the
 // group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(mm.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT mm.mention_id)
-		FROM monitors mo
-		JOIN mention_monitors mm ON mm.monitor_id = mo.id
-		JOIN mentions m ON m.id = mm.mention_id
-		WHERE mo.project_id = ? AND mo.group_id IS NOT NULL AND mm.published_at >= ? AND mm.published_at < ? AND m.is_relevant = 1
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT m.id)
+		FROM mentions m INDEXED BY mentions_feed
+		JOIN mention_monitors mm ON mm.mention_id = m.id
+		JOIN monitors mo ON mo.id = mm.monitor_id
+		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL
 		GROUP BY day, mo.group_id ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
 	if err != nil {
 		return nil, err

@@ -21,7 +21,10 @@ func openTest(t testing.TB) *store.Store {
 
 // TestMentionQueryPlans guards the inbox's filter shapes against plans that
 // scan the mentions table or sort it: each must walk an index in order.
+// (Every status, source and category value counts as common here; rare
+// ones are answered from their index, TestRareFacetPlan.)
 func TestMentionQueryPlans(t *testing.T) {
+	defer store.SetRareFacetCap(0)()
 	st := openTest(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "p@example.com", "x", "")
@@ -44,6 +47,8 @@ func TestMentionQueryPlans(t *testing.T) {
 		"relevant":        {IsRelevant: &yes},
 		"window":          {Since: &since, Until: &until},
 		"status+source":   {Status: "new", Source: "x"},
+		"author+status":   {AuthorHandle: "someone", Status: "new"},
+		"category+window": {Category: "bug_report", Since: &since},
 		"search common":   {Search: "ab"},
 		"collected since": {CollectedSince: &since},
 		"monitor+status":  {MonitorID: "00000000-0000-4000-8000-000000000000", Status: "new"},
@@ -87,5 +92,37 @@ func TestRareSearchPlan(t *testing.T) {
 	}
 	if strings.Contains(plan, "USING INDEX mentions_feed") {
 		t.Fatalf("rare search walks the project:\n%s", plan)
+	}
+}
+
+// TestRareFacetPlan: a status, source, category or monitor value few
+// mentions hold is answered from its index by rowid (or id), the fewest first, not by walking
+// the project in date order.
+func TestRareFacetPlan(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	u, _ := st.CreateUser(ctx, "r@example.com", "x", "")
+	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
+	for name, tc := range map[string]struct {
+		f     store.MentionFilter
+		index string
+	}{
+		"status":          {store.MentionFilter{Status: "done"}, "mentions_by_status"},
+		"source":          {store.MentionFilter{Source: "hn"}, "mentions_by_source"},
+		"category":        {store.MentionFilter{Category: "misinformation"}, "mentions_by_category"},
+		"status+category": {store.MentionFilter{Status: "new", Category: "misinformation", MinUrgency: new(70)}, "mentions_by_status"},
+		"monitor":         {store.MentionFilter{MonitorID: "00000000-0000-4000-8000-000000000000"}, "mention_monitors_by_monitor"},
+	} {
+		tc.f.ProjectID = p.ID
+		plan, err := st.ExplainMentions(ctx, tc.f, nil, 51)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, tc.index) || !strings.Contains(plan, "INTEGER PRIMARY KEY") && !strings.Contains(plan, "sqlite_autoindex_mentions_1") {
+			t.Errorf("%s: not fetched by rowid from %s:\n%s", name, tc.index, plan)
+		}
+		if strings.Contains(plan, "mentions_feed") {
+			t.Errorf("%s: walks the project:\n%s", name, plan)
+		}
 	}
 }
