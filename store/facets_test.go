@@ -130,3 +130,62 @@ func ids(ms []*store.Mention) []string {
 	}
 	return out
 }
+
+// TestPublicMentions: a public page lists relevant, not ignored mentions of
+// the last 90 days, testimonials first, each part newest first, up to the
+// limit.
+func TestPublicMentions(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	u, _ := st.CreateUser(ctx, "pub@example.com", "x", "")
+	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
+	other, _ := st.CreateProject(ctx, u.ID, "Other", nil)
+	now := time.Now().UTC()
+	type row struct {
+		id, category string
+		ago          time.Duration
+		relevant     bool
+	}
+	rows := []row{
+		{"t-new", "testimonial", time.Hour, true}, {"t-old", "testimonial", 30 * 24 * time.Hour, true},
+		{"t-ancient", "testimonial", 100 * 24 * time.Hour, true}, {"t-irrelevant", "testimonial", time.Hour, false},
+		{"t-ignored", "testimonial", 2 * time.Hour, true}, {"o-new", "complaint", 30 * time.Minute, true},
+		{"o-mid", "other", 5 * 24 * time.Hour, true}, {"o-old", "bug_report", 60 * 24 * time.Hour, true},
+	}
+	var batch []store.NewMention
+	for _, r := range rows {
+		batch = append(batch, store.NewMention{Source: "x", ExternalID: r.id, Text: r.id, PublishedAt: now.Add(-r.ago), IsRelevant: r.relevant,
+			Category: r.category, Sentiment: "positive"})
+	}
+	res, err := st.IngestMentions(ctx, p.ID, 0, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Created {
+		if m.ExternalID == "t-ignored" {
+			if _, err := st.UpdateMentionStatus(ctx, p.ID, m.ID, "ignored"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := st.IngestMentions(ctx, other.ID, 0, batch[:1]); err != nil {
+		t.Fatal(err)
+	}
+	for limit, want := range map[int]string{
+		10: "t-new t-old o-new o-mid o-old",
+		3:  "t-new t-old o-new",
+		1:  "t-new",
+	} {
+		ms, err := st.PublicMentions(ctx, p.ID, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.ExternalID)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("limit %d: %v, want %s", limit, got, want)
+		}
+	}
+}

@@ -129,8 +129,10 @@ type MentionFilter struct {
 	AuthorHandle string
 	Search       string
 	IsRelevant   *bool
-	Since        *time.Time // published_at >= Since
-	Until        *time.Time // published_at <  Until
+	// Not shown in the API: a status and a category to leave out.
+	NotStatus, NotCategory string
+	Since                  *time.Time // published_at >= Since
+	Until                  *time.Time // published_at <  Until
 	// CollectedSince switches to sync mode: collected_at ascending.
 	CollectedSince *time.Time
 }
@@ -313,6 +315,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	if f.IsRelevant != nil {
 		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
+	}
+	if f.NotStatus != "" {
+		add(`m.status <> ?`, f.NotStatus)
+	}
+	if f.NotCategory != "" {
+		add(`m.category <> ?`, f.NotCategory)
 	}
 	if f.Since != nil {
 		add(dateCol+` >= ?`, FormatTime(*f.Since))
@@ -501,8 +509,19 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 	return out, rows.Err()
 }
 
-// PublicMentions lists a public page's mentions: relevant ones, testimonials first.
+// PublicMentions lists a public page's mentions of the last 90 days:
+// relevant ones not ignored, testimonials first, each part newest first.
+// Two bounded reads instead of sorting the whole window by category: the
+// page is public, and a window can hold a million mentions.
 func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
-	return s.queryMentions(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.project_id = ? AND m.is_relevant = 1 AND m.status <> 'ignored'
-		AND m.published_at >= ? ORDER BY (m.category = 'testimonial') DESC, m.published_at DESC LIMIT ?`, projectID, FormatTime(time.Now().AddDate(0, 0, -90)), limit)
+	yes := true
+	since := time.Now().AddDate(0, 0, -90)
+	f := MentionFilter{ProjectID: projectID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial"}
+	out, err := s.ListMentions(ctx, f, nil, limit)
+	if err != nil || len(out) == limit {
+		return out, err
+	}
+	f.Category, f.NotCategory = "", "testimonial"
+	rest, err := s.ListMentions(ctx, f, nil, limit-len(out))
+	return append(out, rest...), err
 }
