@@ -275,6 +275,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 			from = `mentions m INDEXED BY mentions_collected`
 		case f.AuthorHandle != "":
 			from = `mentions m INDEXED BY mentions_author`
+		case f.Status != "" && f.Status != "new":
+			from = `mentions m INDEXED BY mentions_triaged_feed`
+			add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
 		default:
 			from = `mentions m INDEXED BY mentions_feed`
 			switch cand, arg, ok := s.rareValue(ctx, f); {

@@ -48,6 +48,8 @@ func TestMentionQueryPlans(t *testing.T) {
 		"window":          {Since: &since, Until: &until},
 		"status+source":   {Status: "new", Source: "x"},
 		"author+status":   {AuthorHandle: "someone", Status: "new"},
+		"triaged":         {Status: "done"},
+		"triaged+source":  {Status: "ignored", Source: "x", MonitorID: "00000000-0000-4000-8000-000000000000"},
 		"category+window": {Category: "bug_report", Since: &since},
 		"search common":   {Search: "ab"},
 		"collected since": {CollectedSince: &since},
@@ -107,7 +109,7 @@ func TestRareFacetPlan(t *testing.T) {
 		f     store.MentionFilter
 		index string
 	}{
-		"status":          {store.MentionFilter{Status: "done"}, "mentions_by_status"},
+		"status":          {store.MentionFilter{Status: "new"}, "mentions_by_status"},
 		"source":          {store.MentionFilter{Source: "hn"}, "mentions_by_source"},
 		"category":        {store.MentionFilter{Category: "misinformation"}, "mentions_by_category"},
 		"status+category": {store.MentionFilter{Status: "new", Category: "misinformation", MinUrgency: new(70)}, "mentions_by_status"},
@@ -124,5 +126,14 @@ func TestRareFacetPlan(t *testing.T) {
 		if strings.Contains(plan, "mentions_feed") {
 			t.Errorf("%s: walks the project:\n%s", name, plan)
 		}
+	}
+	// A triaged status walks the triaged mentions in date order, however
+	// many there are.
+	plan, err := st.ExplainMentions(ctx, store.MentionFilter{ProjectID: p.ID, Status: "done", Source: "hn"}, nil, 51)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "mentions_triaged_feed") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("triaged status: not a walk of mentions_triaged_feed:\n%s", plan)
 	}
 }
