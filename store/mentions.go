@@ -246,54 +246,41 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		args = append(args, a...)
 	}
 	sync := f.CollectedSince != nil
-	from := `mentions m`
+	var from string
 	var fromArgs []any
 	orderCol := "m.published_at"
 	if sync {
 		orderCol = "m.collected_at"
 	}
-	// A rare search is answered from its candidates: the trigram index's
-	// matches plus rows the indexer has not reached. CROSS JOIN makes SQLite
-	// fetch them by rowid instead of walking the project in date order.
-	rare := f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search)
-	if rare {
-		from = `(SELECT rowid AS rid FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
-			CROSS JOIN mentions m ON m.rowid = cand.rid`
-		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
-	}
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
-	if from == `mentions m` {
-		// The status, source, category and monitor indexes are not in date
-		// order (migrations 070, 071): a value few mentions hold is answered
-		// from its index, the rest by walking a date-ordered index, which
-		// SQLite must be told, or it may pick a value index and sort every
-		// match.
-		switch {
-		case sync:
-			from = `mentions m INDEXED BY mentions_collected`
-		case f.AuthorHandle != "":
-			from = `mentions m INDEXED BY mentions_author`
-		case f.Status != "" && f.Status != "new":
-			from = `mentions m INDEXED BY mentions_triaged_feed`
-			add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
-		default:
-			from = `mentions m INDEXED BY mentions_feed`
-			switch cand, arg, ok := s.rareValue(ctx, f); {
-			case ok && cand == "monitor":
-				from = `(SELECT mention_id AS mid FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?) AS cand
-			CROSS JOIN mentions m ON m.id = cand.mid`
-				fromArgs = append(fromArgs, arg)
-			case ok:
-				from = `(SELECT rowid AS rid FROM mentions INDEXED BY mentions_by_` + cand + ` WHERE project_id = ? AND ` + cand + ` = ?) AS cand
-			CROSS JOIN mentions m ON m.rowid = cand.rid`
-				fromArgs = append(fromArgs, f.ProjectID, arg)
-			}
+	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
+	// key instead of walking the project in date order; a walk names its
+	// date-ordered index, or SQLite may pick a value index (status, source,
+	// category and monitor ones are not in date order, migrations 070, 071)
+	// and sort every match.
+	switch {
+	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+		// A rare search: the trigram index's matches plus rows the indexer
+		// has not reached.
+		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
+			CROSS JOIN mentions m ON m.rowid = cand.k`
+		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+	case sync:
+		from = `mentions m INDEXED BY mentions_collected`
+	case f.AuthorHandle != "":
+		from = `mentions m INDEXED BY mentions_author`
+	case f.Status != "" && f.Status != "new":
+		from = `mentions m INDEXED BY mentions_triaged_feed`
+		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
+	default:
+		from = `mentions m INDEXED BY mentions_feed`
+		if c, ok := s.rareValue(ctx, f); ok {
+			from = `(` + c.rows + `) AS cand CROSS JOIN mentions m ON m.` + c.key + ` = cand.k`
+			fromArgs = append(fromArgs, c.args...)
 		}
 	}
-	// since/until bound the publication date (in sync mode too).
-	dateCol := "m.published_at"
 	add(`m.project_id = ?`, f.ProjectID)
 	if f.Source != "" {
 		add(`m.source = ?`, f.Source)
@@ -325,11 +312,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.NotCategory != "" {
 		add(`m.category <> ?`, f.NotCategory)
 	}
+	// since/until bound the publication date (in sync mode too).
 	if f.Since != nil {
-		add(dateCol+` >= ?`, FormatTime(*f.Since))
+		add(`m.published_at >= ?`, FormatTime(*f.Since))
 	}
 	if f.Until != nil {
-		add(dateCol+` < ?`, FormatTime(*f.Until))
+		add(`m.published_at < ?`, FormatTime(*f.Until))
 	}
 	if sync {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
@@ -339,12 +327,11 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// The exact predicate: Unicode case-folded substring.
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
-	idCol := "m.id"
 	if after != nil {
 		if sync {
-			add(`(`+orderCol+`, `+idCol+`) > (?, ?)`, after.At, after.ID)
+			add(`(`+orderCol+`, m.id) > (?, ?)`, after.At, after.ID)
 		} else {
-			add(`(`+orderCol+`, `+idCol+`) < (?, ?)`, after.At, after.ID)
+			add(`(`+orderCol+`, m.id) < (?, ?)`, after.At, after.ID)
 		}
 	}
 	dir := "DESC"
@@ -352,7 +339,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		dir = "ASC"
 	}
 	q := `SELECT ` + mentionCols + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY ` + orderCol + ` ` + dir + `, ` + idCol + ` ` + dir + ` LIMIT ?`
+		` ORDER BY ` + orderCol + ` ` + dir + `, m.id ` + dir + ` LIMIT ?`
 	args = append(append(fromArgs, args...), limit)
 	return q, args, nil
 }
@@ -417,8 +404,6 @@ func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) er
 	}
 }
 
-// searchIsRare asks the trigram index whether a search has few matches (in
-// all projects), bounded so the question itself stays cheap.
 // rareFacetCap: a source, category or monitor value that fewer mentions of
 // the project hold is answered from its index (fetch them, sort by date);
 // a more common one is found by walking the date order, where at least one
@@ -429,32 +414,51 @@ func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) er
 // so status=new allows four times as many.
 var rareFacetCap = 1000
 
+// valueRows is a filter value's mentions as its append-ordered index holds
+// them (migrations 070, 071): rows selects them as column k, which equals
+// the mention's key column.
+type valueRows struct {
+	rows, key string
+	args      []any
+	cap       int
+}
+
 // rareValue picks, among the filter's monitor, status (new; triaged ones
-// have their own date index), category and source, the one the fewest
-// mentions hold, if fewer than its cap do, and returns its name and value.
-func (s *Store) rareValue(ctx context.Context, f MentionFilter) (name, value string, ok bool) {
-	best := 4 * rareFacetCap
-	for _, c := range []struct {
-		name, value, count string
-		cap                int
-	}{
-		{"monitor", f.MonitorID, `SELECT COUNT(*) FROM (SELECT 1 FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?2 LIMIT ?3)`, rareFacetCap},
-		{"status", f.Status, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_status WHERE project_id = ?1 AND status = ?2 LIMIT ?3)`, 4 * rareFacetCap},
-		{"category", f.Category, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_category WHERE project_id = ?1 AND category = ?2 LIMIT ?3)`, rareFacetCap},
-		{"source", f.Source, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions INDEXED BY mentions_by_source WHERE project_id = ?1 AND source = ?2 LIMIT ?3)`, rareFacetCap},
-	} {
-		limit := min(best, c.cap)
-		if c.value == "" || limit == 0 {
+// have their own date index), category and source, the value the fewest
+// mentions hold, if fewer than its cap do.
+func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool) {
+	var cands []valueRows
+	if f.MonitorID != "" {
+		cands = append(cands, valueRows{`SELECT mention_id AS k FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?`,
+			"id", []any{f.MonitorID}, rareFacetCap})
+	}
+	for _, c := range []struct{ col, value string }{{"status", f.Status}, {"category", f.Category}, {"source", f.Source}} {
+		if c.value != "" {
+			limit := rareFacetCap
+			if c.col == "status" {
+				limit *= 4
+			}
+			cands = append(cands, valueRows{`SELECT rowid AS k FROM mentions INDEXED BY mentions_by_` + c.col + ` WHERE project_id = ? AND ` + c.col + ` = ?`,
+				"rowid", []any{f.ProjectID, c.value}, limit})
+		}
+	}
+	var best valueRows
+	fewest := 4 * rareFacetCap
+	for _, c := range cands {
+		limit := min(fewest, c.cap)
+		if limit == 0 {
 			continue
 		}
 		var n int
-		if err := s.r.QueryRowContext(ctx, c.count, f.ProjectID, c.value, limit).Scan(&n); err == nil && n < limit {
-			best, name, value, ok = n, c.name, c.value, true
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?)`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
+			best, fewest = c, n
 		}
 	}
-	return name, value, ok
+	return best, best.rows != ""
 }
 
+// searchIsRare asks the trigram index whether a search has few matches (in
+// all projects), bounded so the question itself stays cheap.
 func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
