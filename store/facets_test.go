@@ -19,9 +19,7 @@ import (
 func TestFacetFiltersBothWays(t *testing.T) {
 	st := openTest(t)
 	ctx := context.Background()
-	u, _ := st.CreateUser(ctx, "f@example.com", "x", "")
-	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
-	other, _ := st.CreateProject(ctx, u.ID, "Other", nil)
+	p, other := twoProjects(t, st)
 	var mons []*store.Monitor
 	for _, name := range []string{"big", "small", "unused"} {
 		m := &store.Monitor{ProjectID: p.ID, Name: name, Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, Active: true,
@@ -137,9 +135,7 @@ func ids(ms []*store.Mention) []string {
 func TestPublicMentions(t *testing.T) {
 	st := openTest(t)
 	ctx := context.Background()
-	u, _ := st.CreateUser(ctx, "pub@example.com", "x", "")
-	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
-	other, _ := st.CreateProject(ctx, u.ID, "Other", nil)
+	p, other := twoProjects(t, st)
 	now := time.Now().UTC()
 	type row struct {
 		id, category string
@@ -188,4 +184,22 @@ func TestPublicMentions(t *testing.T) {
 			t.Errorf("limit %d: %v, want %s", limit, got, want)
 		}
 	}
+}
+
+// twoProjects creates a user with two projects: the one a test looks at and
+// another holding the same kind of rows, which must never show.
+func twoProjects(t *testing.T, st *store.Store) (p, other *store.Project) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := st.CreateUser(ctx, "owner@example.com", "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = st.CreateProject(ctx, u.ID, "P", nil); err != nil {
+		t.Fatal(err)
+	}
+	if other, err = st.CreateProject(ctx, u.ID, "Other", nil); err != nil {
+		t.Fatal(err)
+	}
+	return p, other
 }
