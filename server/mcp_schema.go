@@ -111,11 +111,10 @@ func applyScalarRules(s map[string]any, f capability.Field, k reflect.Kind) {
 		if f.MaxLen > 0 {
 			s["maxLength"] = f.MaxLen
 		}
-		if f.MinLen > 0 {
-			s["minLength"] = f.MinLen
+		if f.MinLen > 0 || f.NotBlank {
+			s["minLength"] = max(f.MinLen, 1)
 		}
 		if f.NotBlank {
-			s["minLength"] = max(f.MinLen, 1)
 			s["pattern"] = `\S` // more than white space
 		}
 		if f.Format != "" {

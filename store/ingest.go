@@ -214,7 +214,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		return res, err
 	}
 	defer ins.Close()
-	link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id, project_id, published_at) VALUES (?,?,?,?)`)
+	link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id) VALUES (?,?)`)
 	if err != nil {
 		return res, err
 	}
@@ -239,7 +239,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 					return res, err
 				}
 				for _, mid := range nm.MonitorIDs {
-					if _, err := link.ExecContext(ctx, k.id, mid, projectID, k.published); err != nil {
+					if _, err := link.ExecContext(ctx, k.id, mid); err != nil {
 						return res, err
 					}
 				}
@@ -276,7 +276,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		}
 		rowids = append(rowids, rowid)
 		for _, mid := range m.MonitorIDs {
-			if _, err := link.ExecContext(ctx, m.ID, mid, projectID, m.PublishedAt); err != nil {
+			if _, err := link.ExecContext(ctx, m.ID, mid); err != nil {
 				return res, err
 			}
 		}
@@ -321,8 +321,8 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 // knownMention is a stored mention a batch repeats (id empty: one the
 // batch itself stored).
 type knownMention struct {
-	id, published string
-	monitorIDs    []string
+	id         string
+	monitorIDs []string
 }
 
 // knownInTx looks up, in one query per source, which of the batch's posts
@@ -351,7 +351,7 @@ func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMen
 func knownMentions(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, projectID, source string, ids []string) (map[string]knownMention, error) {
-	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids, published_at FROM mentions
+	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids FROM mentions
 		WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
 	if err != nil {
 		return nil, err
@@ -361,7 +361,7 @@ func knownMentions(ctx context.Context, q interface {
 	for rows.Next() {
 		var ext, mids string
 		var k knownMention
-		if err := rows.Scan(&ext, &k.id, &mids, &k.published); err != nil {
+		if err := rows.Scan(&ext, &k.id, &mids); err != nil {
 			return nil, err
 		}
 		k.monitorIDs = strList(mids)
