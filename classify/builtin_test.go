@@ -28,6 +28,8 @@ func TestSentimentRules(t *testing.T) {
 		{"elongation", "soooo goooood", "positive"},
 		{"empty", "", "neutral"},
 		{"non-English", "これは素晴らしいアプリです", "neutral"},
+		{"free plan is a plan", "They are moving me to the free plan", "neutral"},
+		{"free as praise", "Feeling free at last", "positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +88,15 @@ func TestCategoryRules(t *testing.T) {
 		{"That claim that Acme sells your data is a hoax spread by competitors, but people keep saying Acme is fake", "misinformation"},
 		{"Acme is amazing, I highly recommend it to every team!", "testimonial"},
 		{"Just had lunch", "other"},
+		// Brand mentions that are not app reviews: topic words alone
+		// ("board", "sync", "week") are no bug report, praise of support
+		// that fixed a problem is a testimonial, "free tier" is no praise.
+		{"Our team moved to Initech last month and the roadmap board saved us a weekly sync call.", "other"},
+		{"Initech 3.0 is out: kanban boards, faster sync and a new timeline.", "other"},
+		{"Great support from Initech, they fixed my billing issue in five minutes. Highly recommend!", "testimonial"},
+		{"Rumour: Initech is closing its free tier and deleting free workspaces next month.", "other"},
+		{"Initech sync is broken since the update, my boards are empty", "bug_report"},
+		{"Is Initech down for anyone else? Stuck on a spinner", "bug_report"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want+"/"+tc.text, func(t *testing.T) {
@@ -147,7 +158,9 @@ func TestSummarize(t *testing.T) {
 	}{
 		{"short kept", "Great app.", func(s string) bool { return s == "Great app." }},
 		{"html stripped", "<p>The <b>Acme</b> app crashes &amp; burns</p>", func(s string) bool { return s == "The Acme app crashes & burns" }},
-		{"newlines removed", "line one\nline two", func(s string) bool { return s == "line one line two" }},
+		{"a line break ends a sentence", "Login outage on May 3\n\nSince 08:10 nobody can log in to Acme", func(s string) bool { return s == "Since 08:10 nobody can log in to Acme" }},
+		{"breaks inside HTML are spaces", "<p>Acme crashes\nwhen I upload</p><p>Sent from my phone</p>", func(s string) bool { return s == "Acme crashes when I upload" }},
+		{"a heart is not a tag", "I <3 Acme so much", func(s string) bool { return s == "I <3 Acme so much" }},
 		{"cut at word", long, func(s string) bool {
 			return utf8.RuneCountInString(s) <= 200 && strings.HasSuffix(s, "…") && strings.HasSuffix(strings.TrimSuffix(s, "…"), "word")
 		}},

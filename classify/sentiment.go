@@ -146,6 +146,11 @@ var phraseValences = []struct {
 	{"1 star", -1.5}, {"one star", -1.5}, {"zero stars", -2.0}, {"0 stars", -2.0}, {"5 stars", 2.0}, {"five stars", 2.0},
 }
 
+// freePlanNouns follow "free" when it names a plan rather than praise.
+var freePlanNouns = map[string]bool{"tier": true, "tiers": true, "plan": true, "plans": true, "trial": true,
+	"trials": true, "version": true, "edition": true, "account": true, "accounts": true, "users": true, "workspace": true,
+	"workspaces": true, "seats": true, "seat": true, "license": true, "licence": true}
+
 // Sentiment is the outcome of the sentiment rules.
 type Sentiment struct {
 	Label    string  // positive, neutral or negative
@@ -290,6 +295,11 @@ func valenceAt(toks []token, i int, capDiff bool) float64 {
 			return ""
 		}
 		return toks[j].low
+	}
+	// "free tier", "free plan", "free trial": in posts about a product,
+	// "free" names a price plan, not a feeling (an Earshot addition).
+	if t.low == "free" && freePlanNouns[w(i+1)] {
+		return 0
 	}
 	if t.upper && capDiff {
 		if v > 0 {

@@ -18,11 +18,17 @@ func Summarize(text string, keywords []string) string {
 	if len(text) > 4*maxAnalyzed {
 		text = truncateUTF8(text, 4*maxAnalyzed)
 	}
-	clean := cleanText(text)
-	if clean == "" {
+	// A line break ends a sentence: titles and list items rarely end with
+	// a full stop, and joined to the next line they read as one run-on.
+	var sentences []string
+	for _, line := range strings.Split(stripHTML(text), "\n") {
+		if c := collapseSpace(line); c != "" {
+			sentences = append(sentences, splitSentences(c)...)
+		}
+	}
+	if len(sentences) == 0 {
 		return "(empty post)"
 	}
-	sentences := splitSentences(clean)
 	var terms []string
 	for _, k := range keywords {
 		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
@@ -62,20 +68,26 @@ func Summarize(text string, keywords []string) string {
 			best, bestScore = s, score
 		}
 	}
-	if best == "" {
-		best = clean
-	}
 	return cutAtWord(best, MaxSummaryRunes)
 }
 
-// cleanText removes HTML tags and entities, URLs-free whitespace runs and
-// control characters, leaving one line.
-func cleanText(s string) string {
+// cleanText removes HTML tags and entities, whitespace runs and control
+// characters, leaving one line.
+func cleanText(s string) string { return collapseSpace(stripHTML(s)) }
+
+// stripHTML removes HTML tags and decodes entities.
+func stripHTML(s string) string {
 	if strings.ContainsAny(s, "<&") {
 		s = stripTags(s)
 		s = html.UnescapeString(s)
 		s = stripTags(s) // entities may have encoded tags
 	}
+	return s
+}
+
+// collapseSpace turns runs of white space and control characters into one
+// space and trims the ends.
+func collapseSpace(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -93,24 +105,58 @@ func cleanText(s string) string {
 	return b.String()
 }
 
+// stripTags removes HTML tags. In HTML a line break is only space, so
+// breaks in the text become spaces and block tags (p, br, div, li, h1-h6,
+// tr, blockquote) become the line breaks.
 func stripTags(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
 	var b strings.Builder
-	in := false
-	for _, r := range s {
+	in, tagStart := false, 0
+	for i, r := range s {
 		switch {
-		case r == '<':
-			in = true
+		case r == '<' && !in && tagOpens(s[i+1:]):
+			in, tagStart = true, i+1
 		case r == '>' && in:
 			in = false
+			if blockTag(s[tagStart:i]) {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		case !in && r == '\n':
 			b.WriteByte(' ')
 		case !in:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// tagOpens reports whether the text after a "<" starts a tag, comment or
+// doctype (a letter, "/" or "!"), so "I <3 it" and "a < b" stay text.
+func tagOpens(rest string) bool {
+	if rest == "" {
+		return false
+	}
+	c := rest[0]
+	return c == '/' || c == '!' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// blockTag reports whether the inside of a tag ("p", "/div", "br/",
+// "li class=x") names a block element.
+func blockTag(tag string) bool {
+	tag = strings.TrimLeft(tag, "/")
+	end := strings.IndexFunc(tag, func(r rune) bool { return r == ' ' || r == '/' || r == '\t' || r == '\n' })
+	if end >= 0 {
+		tag = tag[:end]
+	}
+	switch strings.ToLower(tag) {
+	case "p", "br", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "blockquote":
+		return true
+	}
+	return false
 }
 
 // splitSentences splits at ".", "!" or "?" followed by a space.
