@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"earshot/capability"
 	"earshot/server"
 )
@@ -59,13 +57,9 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		},
 	})
 	svc.Log.Info("earshot mcp ready on stdio", "data", cfg.DataDir, "tools", len(svc.Capabilities()))
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	err = srv.Run(ctx, &server.StdioTransport{In: stdin, Out: stdout})
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -32,19 +32,25 @@ func cliRun(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-func TestMCPCommandOverStdio(t *testing.T) {
-	data := t.TempDir()
+// mcpProject makes a data dir with a user, a project and an API key.
+func mcpProject(t *testing.T) (data, key string) {
+	t.Helper()
+	data = t.TempDir()
 	cliRun(t, "user", "create", "--data", data, "--email", "cli@example.com", "--password", "cli-password-1")
 	var proj struct{ ID string }
 	if err := json.Unmarshal([]byte(cliRun(t, "project", "create", "--data", data, "--owner", "cli@example.com", "--name", "CLI Brand")), &proj); err != nil || proj.ID == "" {
 		t.Fatalf("project create: %v", err)
 	}
 	lines := strings.Split(strings.TrimSpace(cliRun(t, "key", "create", "--data", data, "--project", proj.ID)), "\n")
-	key := strings.TrimSpace(lines[len(lines)-1])
+	key = strings.TrimSpace(lines[len(lines)-1])
 	if !strings.HasPrefix(key, "esk_") {
 		t.Fatalf("key create printed %q", key)
 	}
+	return data, key
+}
 
+func TestMCPCommandOverStdio(t *testing.T) {
+	data, key := mcpProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
@@ -102,4 +108,89 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	if err := bad.Run(); err == nil || out.Len() != 0 || !strings.Contains(errb.String(), "key") {
 		t.Errorf("bad key: err %v, stdout %q, stderr %q", err, out.String(), errb.String())
 	}
+}
+
+// A line that is not a JSON-RPC message gets a JSON-RPC error and the
+// session goes on; when stdin ends, every request already read is answered
+// (a write is never carried out unanswered) and the command exits 0.
+func TestMCPStdioBadLinesAndEOF(t *testing.T) {
+	data, key := mcpProject(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`this is not json`,
+		`{"jsonrpc":"2.0","id":2,"method":`,
+		`{"jsonrpc":"1.0","id":3,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":4,"method":"ping"}]`,
+		`"hello"`,
+		``,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_monitor","arguments":{"name":"Piped","keywords":["piped"],"idempotency_key":"piped-0001"}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "EARSHOT_TEST_AS_CLI=1", "EARSHOT_API_KEY="+key)
+	cmd.Stdin = strings.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("earshot mcp: %v\nstderr: %s", err, stderr.String())
+	}
+	type answer struct {
+		ID     any
+		Result json.RawMessage
+		Error  *struct {
+			Code    int
+			Message string
+		}
+	}
+	byID := map[string]answer{}
+	var nullErrors []int
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var a answer
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", line)
+		}
+		if a.ID == nil {
+			if a.Error == nil {
+				t.Errorf("answer without id or error: %s", line)
+				continue
+			}
+			nullErrors = append(nullErrors, a.Error.Code)
+			continue
+		}
+		byID[string(mustJSON(a.ID))] = a
+	}
+	// Parse errors (-32700) for the two broken lines, invalid request
+	// (-32600) for the batch and the bare string.
+	if want := []int{-32700, -32700, -32600, -32600}; !equalInts(nullErrors, want) {
+		t.Errorf("errors with id null: %v, want %v\n%s", nullErrors, want, out.String())
+	}
+	if a := byID["3"]; a.Error == nil || a.Error.Code != -32600 {
+		t.Errorf("jsonrpc 1.0 request: %+v", a)
+	}
+	for _, id := range []string{"1", "5", "6"} {
+		if a, ok := byID[id]; !ok || a.Error != nil || len(a.Result) == 0 {
+			t.Errorf("request %s unanswered or failed: %+v\n%s", id, a, out.String())
+		}
+	}
+	if !strings.Contains(string(byID["5"].Result), `"Piped"`) {
+		t.Errorf("create_monitor result: %s", byID["5"].Result)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

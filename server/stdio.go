@@ -1,0 +1,260 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// StdioTransport is the MCP transport of `earshot mcp`: newline-delimited
+// JSON-RPC on stdin and stdout, like the SDK's IOTransport, with two
+// differences an agent session depends on:
+//
+//   - A line that is not a JSON-RPC message gets a JSON-RPC error answer
+//     (-32700 parse error, -32600 invalid request; JSON-RPC 2.0 §5.1) and the
+//     session goes on. The SDK's transport ends the whole session on such a
+//     line, and the client sees the process exit.
+//   - When stdin ends, requests already read are answered before the session
+//     closes (up to DrainTimeout), so `printf '…' | earshot mcp` gets every
+//     answer, and a write that was carried out is never left unanswered.
+type StdioTransport struct {
+	In  io.Reader
+	Out io.Writer
+	// MaxLineBytes bounds one message; 0 means 16 MiB (the SDK's default).
+	MaxLineBytes int
+	// DrainTimeout bounds the wait for answers after stdin ends; 0 means 60 s.
+	DrainTimeout time.Duration
+}
+
+// Connect implements mcp.Transport.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{
+		out:      t.Out,
+		incoming: make(chan jsonrpc.Message),
+		closed:   make(chan struct{}),
+		eof:      make(chan struct{}),
+		pending:  map[jsonrpc.ID]bool{},
+		drained:  make(chan struct{}, 1),
+		drainFor: t.DrainTimeout,
+	}
+	if c.drainFor == 0 {
+		c.drainFor = time.Minute
+	}
+	limit := t.MaxLineBytes
+	if limit == 0 {
+		limit = 16 << 20
+	}
+	go c.readLoop(t.In, limit)
+	return c, nil
+}
+
+type stdioConn struct {
+	out      io.Writer
+	writeMu  sync.Mutex
+	incoming chan jsonrpc.Message
+	closed   chan struct{}
+	close    sync.Once
+	eof      chan struct{} // closed when stdin has ended
+	readErr  error         // why stdin ended; set before eof is closed
+
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]bool // requests read and not yet answered
+	drained  chan struct{}       // signalled when pending becomes empty
+	drainFor time.Duration
+}
+
+func (c *stdioConn) readLoop(in io.Reader, limit int) {
+	defer close(c.eof)
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r, limit)
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+			if msg := c.decode(line, err); msg != nil {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+					c.mu.Lock()
+					c.pending[req.ID] = true
+					c.mu.Unlock()
+				}
+				select {
+				case c.incoming <- msg:
+				case <-c.closed:
+					return
+				}
+			}
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
+			}
+			c.readErr = err
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("message longer than the line limit")
+
+// readLine reads one line without its newline. A line over limit bytes is
+// consumed to its end and reported as errLineTooLong.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > limit {
+			line = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == nil {
+			line = line[:len(line)-1]
+		}
+		return line, err
+	}
+}
+
+// decode turns a line into a message, or answers it with a JSON-RPC error
+// and returns nil.
+func (c *stdioConn) decode(line []byte, readErr error) jsonrpc.Message {
+	if readErr != nil && errors.Is(readErr, errLineTooLong) {
+		c.writeError(nil, jsonrpc.CodeInvalidRequest, "message too long: the limit is one line of 16 MiB")
+		return nil
+	}
+	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))
+	if !json.Valid(line) {
+		c.writeError(nil, jsonrpc.CodeParseError, "parse error: each line must be one JSON-RPC message")
+		return nil
+	}
+	if line[0] == '[' {
+		c.writeError(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message per line")
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(line, &probe)
+		id := probe.ID
+		var v any
+		if json.Unmarshal(id, &v) != nil || (v != nil && !isIDValue(v)) {
+			id = nil
+		}
+		c.writeError(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil
+	}
+	return msg
+}
+
+func isIDValue(v any) bool {
+	switch v.(type) {
+	case string, float64:
+		return true
+	}
+	return false
+}
+
+// writeError writes an error answer; id nil means "id": null.
+func (c *stdioConn) writeError(id json.RawMessage, code int64, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
+	c.writeLine(b)
+}
+
+func (c *stdioConn) writeLine(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(b, '\n'))
+	return err
+}
+
+// Read implements mcp.Connection. After stdin ends it returns the end only
+// once every request read has been answered, or after the drain timeout.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.eof:
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	timeout := time.NewTimer(c.drainFor)
+	defer timeout.Stop()
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		select {
+		case <-c.drained:
+		case <-timeout.C:
+			return nil, fmt.Errorf("stdin ended with %d requests unanswered after %s", n, c.drainFor)
+		case <-c.closed:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return nil, c.readErr
+}
+
+// Write implements mcp.Connection.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	err = c.writeLine(b)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		empty := len(c.pending) == 0
+		c.mu.Unlock()
+		if empty {
+			select {
+			case c.drained <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return err
+}
+
+// Close implements mcp.Connection. It does not close stdin or stdout.
+func (c *stdioConn) Close() error {
+	c.close.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection; stdio has no session id.
+func (c *stdioConn) SessionID() string { return "" }
