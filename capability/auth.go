@@ -71,9 +71,16 @@ func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, pro
 		return p, nil
 	}
 	if projectHint != "" {
-		if ok, err := choose(projectHint); ok || err != nil {
-			return p, err
+		// The request is about this project: one the user is not a member
+		// of is not found, whatever else the user belongs to (CONTRACT §2).
+		ok, err := choose(projectHint)
+		if err != nil {
+			return nil, err
 		}
+		if !ok {
+			return nil, NotFound("project")
+		}
+		return p, nil
 	}
 	ps, err := s.Store.ProjectsForUser(ctx, sess.UserID)
 	if err != nil {

@@ -113,8 +113,12 @@ func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name strin
 
 func (s *Service) createKey(ctx context.Context, p *Principal, in *CreateKeyIn) (*CreateKeyOut, error) {
 	scopes := in.Scopes
-	if len(scopes) == 0 {
+	if scopes == nil {
 		scopes = RoleScopes[p.Role]
+	} else if len(scopes) == 0 {
+		// Sent but empty: a key that can do nothing is a mistake, not a
+		// request for every scope.
+		return nil, Invalid("scopes", "scopes must name at least one scope")
 	}
 	for i, sc := range scopes {
 		if !p.Has(sc) {

@@ -98,6 +98,11 @@ func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWeb
 	if err := s.checkWebhookURL(in.URL); err != nil {
 		return nil, Invalid("url", "%s", err.Error())
 	}
+	if in.Events != nil && len(in.Events) == 0 {
+		// As update_webhook: an explicit empty list is refused; only an
+		// omitted one takes the default.
+		return nil, Invalid("events", "events must name at least one event")
+	}
 	events := dedupe(in.Events)
 	if len(events) == 0 {
 		events = []string{"mention.created"}
