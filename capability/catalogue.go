@@ -55,6 +55,12 @@ type Capability struct {
 	SessionOnly bool // refused to API keys
 	NoProject   bool // does not need a current project
 	CSV         bool // REST answers text/csv instead of the JSON envelope
+	// Secrets names the fields of data that carry a freshly generated
+	// secret (an API key, a password, a signing secret). They are shown
+	// once: the copy kept for idempotent replay holds null instead, so a
+	// replay answers the same record with the secret null. Each must be a
+	// pointer field of Out, so the response schema allows null.
+	Secrets []string
 
 	In     reflect.Type // struct type of the input
 	Out    reflect.Type // struct type of data
@@ -103,6 +109,11 @@ func Define[In, Out any](c Capability, fn func(ctx context.Context, p *Principal
 		}
 	}
 	c.Fields = fields
+	for _, name := range c.Secrets {
+		if err := checkSecretField(c.Out, name); err != nil {
+			panic(fmt.Sprintf("capability %s: secret %s: %v", c.Name, name, err))
+		}
+	}
 	c.run = func(ctx context.Context, p *Principal, in any) (any, error) {
 		out, err := fn(ctx, p, in.(*In))
 		if err != nil {
@@ -111,6 +122,48 @@ func Define[In, Out any](c Capability, fn func(ctx context.Context, p *Principal
 		return out, nil
 	}
 	return &c
+}
+
+// secretReplayDoc is how the response schema describes a secret field.
+const secretReplayDoc = "null in an idempotent replay: the secret is shown once and not stored."
+
+// checkSecretField checks that out (a struct, possibly embedding others)
+// has a json field name that can be null and says when it is.
+func checkSecretField(out reflect.Type, name string) error {
+	sf, ok := jsonField(out, name)
+	switch {
+	case !ok:
+		return fmt.Errorf("no such field in %s", out)
+	case sf.Type.Kind() != reflect.Pointer:
+		return fmt.Errorf("must be a pointer, so null is a valid value")
+	case !strings.Contains(sf.Tag.Get("doc"), secretReplayDoc):
+		return fmt.Errorf("its doc must say %q", secretReplayDoc)
+	}
+	return nil
+}
+
+// jsonField finds the struct field encoding/json writes under name.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return reflect.StructField{}, false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := strings.Split(sf.Tag.Get("json"), ",")[0]
+		if sf.Anonymous && tag == "" {
+			if f, ok := jsonField(sf.Type, name); ok {
+				return f, true
+			}
+			continue
+		}
+		if sf.IsExported() && tag == name {
+			return sf, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // NewInput returns a pointer to a zero input struct.

@@ -72,7 +72,14 @@ type CreateKeyIn struct {
 	Scopes []string `json:"scopes,omitempty" validate:"maxitems=9,enum=projects:read|projects:write|monitors:read|monitors:write|mentions:read|mentions:write|alerts:write|usage:read|webhooks:write" doc:"Scopes to grant; all nine when omitted. A key never gets more than its creator's role allows."`
 }
 
+// CreateKeyOut is what create_api_key answers.
 type CreateKeyOut struct {
+	*store.APIKey
+	Key *string `json:"key" doc:"The API key, shown once; only its hash is stored. null in an idempotent replay: the secret is shown once and not stored."`
+}
+
+// IssuedKey is a new key and its record (the CLI and the demo print Key).
+type IssuedKey struct {
 	*store.APIKey
 	Key string `json:"key"`
 }
@@ -84,7 +91,7 @@ type KeysOut struct {
 func (s *Service) keyCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "create_api_key", Title: "Create an API key", Group: "api key", Method: "POST", Path: "/api/v1/keys",
-			Scope: ProjectsWrite, Write: true, SessionOnly: true,
+			Scope: ProjectsWrite, Write: true, SessionOnly: true, Secrets: []string{"key"},
 			Description: "Create an API key for the current project with the given scopes. The key is shown once in the response; only its hash is stored."},
 			s.createKey),
 		Define(Capability{Name: "list_api_keys", Title: "List API keys", Group: "api key", Method: "GET", Path: "/api/v1/keys",
@@ -99,7 +106,7 @@ func (s *Service) keyCaps() []*Capability {
 }
 
 // IssueKey creates a key for projectID (CLI and create_api_key).
-func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name string, scopes []string) (*CreateKeyOut, error) {
+func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name string, scopes []string) (*IssuedKey, error) {
 	if len(scopes) == 0 {
 		scopes = AllScopes
 	}
@@ -108,7 +115,7 @@ func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name strin
 	if err := s.Store.CreateAPIKey(ctx, rec, HashKey(k)); err != nil {
 		return nil, err
 	}
-	return &CreateKeyOut{APIKey: rec, Key: k}, nil
+	return &IssuedKey{APIKey: rec, Key: k}, nil
 }
 
 func (s *Service) createKey(ctx context.Context, p *Principal, in *CreateKeyIn) (*CreateKeyOut, error) {
@@ -125,7 +132,11 @@ func (s *Service) createKey(ctx context.Context, p *Principal, in *CreateKeyIn) 
 			return nil, Invalid("scopes["+itoa(i)+"]", "your role cannot grant %s", sc)
 		}
 	}
-	return s.IssueKey(ctx, p.ProjectID, p.UserID, in.Name, dedupe(scopes))
+	k, err := s.IssueKey(ctx, p.ProjectID, p.UserID, in.Name, dedupe(scopes))
+	if err != nil {
+		return nil, err
+	}
+	return &CreateKeyOut{APIKey: k.APIKey, Key: &k.Key}, nil
 }
 
 func (s *Service) listKeys(ctx context.Context, p *Principal, _ *Empty) (*KeysOut, error) {

@@ -24,7 +24,7 @@ type InviteMemberOut struct {
 	Created bool   `json:"created"`
 	// TemporaryPassword is set only when the invite created the account:
 	// give it to the person; they log in with it.
-	TemporaryPassword *string `json:"temporary_password"`
+	TemporaryPassword *string `json:"temporary_password" doc:"The new account's password, shown once (null when the account existed). null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 type MemberRoleIn struct {
@@ -48,7 +48,7 @@ func (s *Service) memberCaps() []*Capability {
 			Scope: ProjectsRead, Idempotent: true, Description: "List the project's members with their roles (owner, editor, viewer)."},
 			s.listMembers),
 		Define(Capability{Name: "invite_member", Title: "Invite a member", Group: "member", Method: "POST", Path: "/api/v1/members",
-			Scope: ProjectsWrite, Write: true,
+			Scope: ProjectsWrite, Write: true, Secrets: []string{"temporary_password"},
 			Description: "Add a person to the project by email with a role. If no account exists for the email, one is created and a temporary password is returned once."},
 			s.inviteMember),
 		Define(Capability{Name: "update_project_member", Title: "Change a member's role", Group: "member", Method: "PATCH", Path: "/api/v1/members/:id",

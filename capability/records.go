@@ -203,7 +203,7 @@ type UpdateAlertIn struct {
 
 type AlertOut struct {
 	*store.Alert
-	Secret *string `json:"secret,omitempty"` // webhook channel: signing secret, shown once
+	Secret *string `json:"secret,omitempty" doc:"Webhook channel only: the signing secret, shown once. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 type AlertsOut struct {
@@ -239,7 +239,7 @@ func (s *Service) alertCaps() []*Capability {
 				return &AlertsOut{Alerts: as}, err
 			}),
 		Define(Capability{Name: "create_alert", Title: "Create an alert", Group: "alert", Method: "POST", Path: "/api/v1/alerts",
-			Scope: AlertsWrite, Write: true,
+			Scope: AlertsWrite, Write: true, Secrets: []string{"secret"},
 			Description: "Push new relevant mentions that match filters and reach min_urgency to email, a signed webhook or Slack, instantly or as an hourly/daily digest."},
 			func(ctx context.Context, p *Principal, in *CreateAlertIn) (*AlertOut, error) {
 				if err := s.checkTarget(in.Channel, in.Target); err != nil {

@@ -160,6 +160,7 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 				so := storedOutcome{Status: out.Status, Err: out.Err}
 				if out.Err == nil {
 					so.Data, _ = json.Marshal(out.Data)
+					so.Data = withoutSecrets(so.Data, c.Secrets)
 				}
 				b, _ := json.Marshal(so)
 				if err := s.Store.IdemFinish(context.WithoutCancel(ctx), scope, c.Name, idemKey, out.Status, b); err != nil {
@@ -184,6 +185,29 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 		return failure(err, c)
 	}
 	return Outcome{Status: http.StatusOK, Data: data}
+}
+
+// withoutSecrets returns data with each named top-level field that is
+// present set to null: what the idempotency record may keep of a response
+// that showed a secret once (CONTRACT §2, §8).
+func withoutSecrets(data json.RawMessage, secrets []string) json.RawMessage {
+	if len(secrets) == 0 {
+		return data
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return json.RawMessage(`null`) // never keep what could not be redacted
+	}
+	for _, name := range secrets {
+		if _, ok := obj[name]; ok {
+			obj[name] = json.RawMessage(`null`)
+		}
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return json.RawMessage(`null`)
+	}
+	return b
 }
 
 // storable: responses that reached the operation are kept (CONTRACT §4).

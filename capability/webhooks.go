@@ -18,7 +18,7 @@ type CreateWebhookIn struct {
 
 type CreateWebhookOut struct {
 	*store.Webhook
-	Secret string `json:"secret"`
+	Secret *string `json:"secret" doc:"The Standard Webhooks signing secret (whsec_…), shown once. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 type UpdateWebhookIn struct {
@@ -33,9 +33,9 @@ type WebhooksOut struct {
 }
 
 type RotateOut struct {
-	ID                  string `json:"id"`
-	Secret              string `json:"secret"`
-	PreviousSecretUntil string `json:"previous_secret_valid_until"`
+	ID                  string  `json:"id"`
+	Secret              *string `json:"secret" doc:"The new signing secret, shown once. null in an idempotent replay: the secret is shown once and not stored."`
+	PreviousSecretUntil string  `json:"previous_secret_valid_until"`
 }
 
 type ListDeliveriesIn struct {
@@ -65,7 +65,7 @@ func (s *Service) webhookCaps() []*Capability {
 				return &WebhooksOut{Webhooks: ws}, err
 			}),
 		Define(Capability{Name: "create_webhook", Title: "Create a webhook", Group: "webhook", Method: "POST", Path: "/api/v1/webhooks",
-			Scope: WebhooksWrite, Write: true,
+			Scope: WebhooksWrite, Write: true, Secrets: []string{"secret"},
 			Description: "Subscribe a public HTTPS URL to events (mention.created by default — the event an agent listens to in order to wake up). Returns the Standard Webhooks signing secret once."},
 			s.createWebhook),
 		Define(Capability{Name: "update_webhook", Title: "Update a webhook", Group: "webhook", Method: "PATCH", Path: "/api/v1/webhooks/:id",
@@ -80,7 +80,7 @@ func (s *Service) webhookCaps() []*Capability {
 				return &DeletedOut{Deleted: true, ID: in.ID}, nil
 			}),
 		Define(Capability{Name: "rotate_webhook_secret", Title: "Rotate a webhook secret", Group: "webhook", Method: "POST", Path: "/api/v1/webhook-secrets/:id/rotate",
-			Scope: WebhooksWrite, Write: true,
+			Scope: WebhooksWrite, Write: true, Secrets: []string{"secret"},
 			Description: "Issue a new signing secret (shown once). For 24 hours deliveries carry signatures with both the old and the new secret, so receivers can switch without downtime."},
 			s.rotateSecret),
 		Define(Capability{Name: "list_webhook_deliveries", Title: "List deliveries", Group: "webhook", Method: "GET", Path: "/api/v1/webhooks/:id/deliveries",
@@ -111,7 +111,8 @@ func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWeb
 	if err := s.Store.CreateWebhook(ctx, w); err != nil {
 		return nil, err
 	}
-	return &CreateWebhookOut{Webhook: w, Secret: w.Secret}, nil
+	secret := w.Secret
+	return &CreateWebhookOut{Webhook: w, Secret: &secret}, nil
 }
 
 func (s *Service) updateWebhook(ctx context.Context, p *Principal, in *UpdateWebhookIn) (*store.Webhook, error) {
@@ -154,7 +155,8 @@ func (s *Service) rotateSecret(ctx context.Context, p *Principal, in *IDPath) (*
 	if err := s.Store.SaveWebhook(ctx, w); err != nil {
 		return nil, err
 	}
-	return &RotateOut{ID: w.ID, Secret: w.Secret, PreviousSecretUntil: until}, nil
+	secret := w.Secret
+	return &RotateOut{ID: w.ID, Secret: &secret, PreviousSecretUntil: until}, nil
 }
 
 func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeliveriesIn) (*DeliveriesOut, error) {
