@@ -84,16 +84,22 @@ func TestSecretFieldsAreDeclaredNullable(t *testing.T) {
 	type good struct {
 		Key *string `json:"key" doc:"The key. null in an idempotent replay: the secret is shown once and not stored."`
 	}
-	run := func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*plain, error) { return nil, nil }
+	run := func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*plain, error) {
+		return nil, nil
+	}
 	for name, define := range map[string]func(){
 		"not a pointer": func() { capability.Define(capability.Capability{Name: "x", Secrets: []string{"key"}}, run) },
 		"no such field": func() {
 			capability.Define(capability.Capability{Name: "x", Secrets: []string{"nope"}},
-				func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*good, error) { return nil, nil })
+				func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*good, error) {
+					return nil, nil
+				})
 		},
 		"undocumented": func() {
 			capability.Define(capability.Capability{Name: "x", Secrets: []string{"key"}},
-				func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*undocumented, error) { return nil, nil })
+				func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*undocumented, error) {
+					return nil, nil
+				})
 		},
 	} {
 		func() {
@@ -106,7 +112,9 @@ func TestSecretFieldsAreDeclaredNullable(t *testing.T) {
 		}()
 	}
 	capability.Define(capability.Capability{Name: "x", Secrets: []string{"key"}},
-		func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*good, error) { return nil, nil })
+		func(ctx context.Context, p *capability.Principal, in *capability.Empty) (*good, error) {
+			return nil, nil
+		})
 }
 
 func mustJSON(t *testing.T, v any) string {
