@@ -71,7 +71,7 @@ type Capability struct {
 
 // Field is one input field, from the input struct's tags:
 //
-//	json:"name"  in:"path|query|body"  validate:"required,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  doc:"…"
+//	json:"name"  in:"path|query|body"  validate:"required,nullable,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  doc:"…"
 type Field struct {
 	Name     string
 	In       string
@@ -86,6 +86,9 @@ type Field struct {
 	Enum     []string
 	Format   string // uuid, uri, date-time, email
 	Default  string
+	// Nullable: null is accepted and means the same as leaving the field
+	// out (rule "nullable", for pointer fields the spec marks nullable).
+	Nullable bool
 	// NotBlank: a free-text string (or each string of a list) that is
 	// required or has a minimum length must hold more than white space.
 	NotBlank bool
@@ -215,6 +218,11 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			case "":
 			case "required":
 				f.Required = true
+			case "nullable":
+				if sf.Type.Kind() != reflect.Pointer {
+					return nil, fmt.Errorf("field %s: nullable needs a pointer type", name)
+				}
+				f.Nullable = true
 			case "maxlen":
 				f.MaxLen = num()
 			case "minlen":
@@ -260,7 +268,7 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 		if err := decodeStrict(raw, fv.Addr().Interface()); err != nil {
 			return nil, Invalid(k, "%s must be %s", k, describeType(f.Type))
 		}
-		if string(raw) == "null" && !nullable(f.Type) {
+		if string(raw) == "null" && !nullable(f.Type) && !f.Nullable {
 			return nil, Invalid(k, "%s must not be null", k)
 		}
 	}

@@ -34,7 +34,7 @@ type ListProjectsOut struct {
 
 type CreateProjectIn struct {
 	Name    string  `json:"name" validate:"required,maxlen=80" doc:"Project name, at most 80 characters."`
-	Website *string `json:"website,omitempty" validate:"format=uri,maxlen=2048" doc:"The brand's website (absolute http(s) URL), or null."`
+	Website *string `json:"website,omitempty" validate:"nullable,format=uri,maxlen=2048" doc:"The brand's website (absolute http(s) URL), or null."`
 }
 
 type CreateProjectOut struct {
