@@ -24,7 +24,7 @@ func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if *email == "" || *password == "" {
 		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")
 	}
-	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	svc, closeFn, err := createOrOpenService(ctx, &cfg, stderr)
 	if err != nil {
 		return err
 	}

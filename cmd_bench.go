@@ -49,7 +49,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	cfg.Getenv = getenv
 	cfg.LogLevel = "error"
 	cfg.BaseURL = "http://127.0.0.1"
-	svc, closeFn, err := openService(ctx, &cfg, io.Discard)
+	svc, closeFn, err := createOrOpenService(ctx, &cfg, io.Discard)
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if cfg.DocsURL == "" {
 		cfg.DocsURL = strings.TrimRight(cfg.BaseURL, "/") + "/docs"
 	}
-	svc, closeStore, err := openService(ctx, &cfg, stderr)
+	svc, closeStore, err := createOrOpenService(ctx, &cfg, stderr)
 	if err != nil {
 		ln.Close()
 		return err

@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -188,14 +190,36 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// openService opens the store and builds the capability service for admin
-// commands (safe while serve runs: SQLite WAL and busy timeouts).
+// dbFile is the database file store.Open keeps in the data dir.
+const dbFile = "earshot.db"
+
+// openService opens an existing database and builds the capability service
+// for admin commands (safe while serve runs: SQLite WAL and busy timeouts).
+// A data dir without a database is an error, not a new empty database: a
+// mistyped --data would otherwise "succeed" on nothing (a backup of an empty
+// database, a key list that prints nothing) and leave a stray data dir.
 func openService(ctx context.Context, cfg *Config, stderr io.Writer) (*capability.Service, func(), error) {
+	return openServiceMode(ctx, cfg, stderr, false)
+}
+
+// createOrOpenService is openService for the commands that may start a new
+// data dir: serve, demo, user create (the first step of Getting started)
+// and bench.
+func createOrOpenService(ctx context.Context, cfg *Config, stderr io.Writer) (*capability.Service, func(), error) {
+	return openServiceMode(ctx, cfg, stderr, true)
+}
+
+func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create bool) (*capability.Service, func(), error) {
 	quotas, err := parsePlanQuotas(envOr(cfg.Getenv, "EARSHOT_PLAN_QUOTAS", defaultPlanQuotas))
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg.PlanQuotas = quotas
+	if !create {
+		if err := databaseExists(cfg.DataDir); err != nil {
+			return nil, nil, err
+		}
+	}
 	st, err := store.Open(ctx, cfg.DataDir)
 	if err != nil {
 		return nil, nil, err
@@ -208,6 +232,21 @@ func openService(ctx context.Context, cfg *Config, stderr io.Writer) (*capabilit
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}, newLogger(stderr, cfg.LogLevel))
 	return svc, func() { st.Close() }, nil
+}
+
+// databaseExists reports, as an error for the user, a data dir that holds
+// no database.
+func databaseExists(dir string) error {
+	fi, err := os.Stat(filepath.Join(dir, dbFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no Earshot database in %s (check --data or EARSHOT_DATA; \"earshot serve\" or \"earshot user create\" creates one)", dir)
+	case err != nil:
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("data dir %s: %s is not a database file", dir, dbFile)
+	}
+	return nil
 }
 
 func printJSON(w io.Writer, v any) error {
