@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"earshot/capability"
@@ -145,7 +146,11 @@ func toolDescription(c *capability.Capability) string {
 func (b *mcpBinding) toolHandler(c *capability.Capability) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
-		id := newRequestID()
+		// Over HTTP the request id is the response's X-Request-Id.
+		id := requestIDFrom(ctx)
+		if id == "" {
+			id = newRequestID()
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				b.log.Error("panic in MCP tool", "request_id", id, "capability", c.Name, "panic", r, "stack", string(debug.Stack()))
@@ -213,7 +218,14 @@ func (b *mcpBinding) call(ctx context.Context, c *capability.Capability, id stri
 		if out.Err.Param == "Idempotency-Key" {
 			out.Err.Param = idempotencyKeyArg
 		}
-		return fail(out.Err)
+		res := b.errorResult(c, id, out.Err)
+		if out.Replayed {
+			res = jsonResult(map[string]any{
+				"error": out.Err,
+				"meta":  errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: true, Docs: b.svc.DocsURL(c.Name)},
+			}, true)
+		}
+		return res, out.Err.Status
 	}
 	data := out.Data
 	if st, ok := data.(Streamer); ok {
@@ -438,7 +450,17 @@ func (b *mcpBinding) addResources(srv *mcp.Server) {
 			if status == 404 || status == 400 {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
-			return nil, fmt.Errorf("%s", res.Content[0].(*mcp.TextContent).Text)
+			// A JSON-RPC error with the tool's code and message: -32603
+			// for an internal error, -32001 (server-defined) otherwise.
+			var env struct {
+				Error capability.Error `json:"error"`
+			}
+			json.Unmarshal(res.StructuredContent.(json.RawMessage), &env)
+			code := int64(-32001)
+			if status >= 500 {
+				code = jsonrpc.CodeInternalError
+			}
+			return nil, &jsonrpc.Error{Code: code, Message: env.Error.Code + ": " + env.Error.Message}
 		}
 		var env struct {
 			Data json.RawMessage `json:"data"`

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -42,6 +47,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	start := time.Now()
 	id := newRequestID()
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	if !s.originAllowed(r) {
+		s.writeError(w, r, id, "", capability.Forbidden("Origin "+r.Header.Get("Origin")+" may not call /mcp: only pages of this server may (the MCP transport rule against DNS rebinding)"))
+		return
+	}
 	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), "")
 	if err != nil {
 		e, known := capability.AsError(err, "project")
@@ -57,7 +66,44 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"})
 		return
 	}
-	w.Header().Set("Api-Version", capability.APIVersion)
+	if r.Method == http.MethodPost {
+		// The contract's 400 for a body over the limit, as on REST (the
+		// SDK would answer 413 in plain text).
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				s.writeError(w, r, id, "", capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize))
+			} else {
+				s.writeError(w, r, id, "", capability.Invalid("", "could not read the request body"))
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	s.setHeaders(w, id)
 	h.ServeHTTP(w, r.WithContext(capability.WithPrincipal(r.Context(), p)))
 	s.log.Debug("mcp request", "request_id", id, "method", r.Method, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
+
+// originAllowed applies the streamable HTTP transport's Origin rule: a
+// request sent by a browser page carries Origin, and only a page of this
+// server (its Host, or its public base URL) may call /mcp. Agents outside a
+// browser send no Origin.
+func (s *Server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	if base, err := url.Parse(s.svc.Config.BaseURL); err == nil && strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Host, base.Host) {
+		return true
+	}
+	return false
 }

@@ -55,6 +55,9 @@ func OpenAPI(svc *capability.Service) map[string]any {
 		}
 		item[strings.ToLower(c.Method)] = openAPIOperation(svc, c, tag)
 	}
+	for p, item := range sessionPaths() {
+		paths[p] = item
+	}
 	errResponses := map[string]any{}
 	for _, e := range errorStatuses {
 		resp := map[string]any{
@@ -133,9 +136,10 @@ func OpenAPI(svc *capability.Service) map[string]any {
 					"type":     "object",
 					"required": []any{"capability", "requestId", "docs"},
 					"properties": map[string]any{
-						"capability": map[string]any{"type": "string"},
-						"requestId":  map[string]any{"type": "string"},
-						"docs":       map[string]any{"type": "string", "format": "uri"},
+						"capability":          map[string]any{"type": "string"},
+						"requestId":           map[string]any{"type": "string"},
+						"idempotencyReplayed": map[string]any{"type": "boolean", "description": "Present and true on a replayed stored error (402, 404, 409 CONFLICT)."},
+						"docs":                map[string]any{"type": "string", "format": "uri"},
 					},
 				},
 				"Error": map[string]any{
@@ -144,7 +148,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 					"properties": map[string]any{
 						"code": map[string]any{"type": "string", "description": "Stable code for programs.", "enum": []any{
 							"VALIDATION_ERROR", "UNAUTHORIZED", "USAGE_LIMIT_REACHED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
-							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "INTERNAL"}},
+							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "METHOD_NOT_ALLOWED", "INTERNAL"}},
 						"message": map[string]any{"type": "string", "description": "For people."},
 						"param":   map[string]any{"type": "string", "description": "The offending field, when there is one."},
 					},
@@ -298,5 +302,80 @@ func (s *Server) openAPIHandler() httprouter.Handle {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Write(doc)
+	}
+}
+
+// Session operations are not capabilities (they make or end the credential
+// the capabilities run under), but they are part of the REST API.
+const (
+	loginOperation  = "create_session"
+	logoutOperation = "delete_session"
+)
+
+func sessionPaths() map[string]any {
+	errs := func(codes ...string) map[string]any {
+		m := map[string]any{}
+		for _, c := range codes {
+			m[c] = map[string]any{"$ref": "#/components/responses/Error" + c}
+		}
+		return m
+	}
+	okResponse := func(data map[string]any) map[string]any {
+		return map[string]any{
+			"description": "Success.",
+			"headers": map[string]any{
+				"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"},
+				"Api-Version":  map[string]any{"$ref": "#/components/headers/Api-Version"},
+			},
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+				"type": "object", "required": []any{"data", "meta"},
+				"properties": map[string]any{"data": data, "meta": map[string]any{"$ref": "#/components/schemas/Meta"}},
+			}}},
+		}
+	}
+	login := map[string]any{
+		"operationId": loginOperation,
+		"summary":     "Log in (create a session)",
+		"description": "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). Attempts are limited per email.",
+		"tags":        []any{"session"},
+		"security":    []any{},
+		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+			"type": "object", "additionalProperties": false, "required": []any{"email", "password"},
+			"properties": map[string]any{
+				"email":    map[string]any{"type": "string", "minLength": 1},
+				"password": map[string]any{"type": "string", "minLength": 1},
+			},
+		}}}},
+		"responses": func() map[string]any {
+			m := errs("400", "401", "429", "500")
+			m["200"] = okResponse(map[string]any{
+				"type": "object", "required": []any{"token", "expires_at", "user_id"},
+				"properties": map[string]any{
+					"token":      map[string]any{"type": "string", "description": "Session token (`ess_…`), shown once."},
+					"expires_at": map[string]any{"type": "string", "format": "date-time"},
+					"user_id":    map[string]any{"type": "string", "format": "uuid"},
+				},
+			})
+			return m
+		}(),
+	}
+	logout := map[string]any{
+		"operationId": logoutOperation,
+		"summary":     "Log out (end this session)",
+		"description": "Ends the session whose token authenticates the request. API keys get 403.",
+		"tags":        []any{"session"},
+		"security":    []any{map[string]any{"bearerAuth": []any{}}},
+		"responses": func() map[string]any {
+			m := errs("401", "403", "429", "500")
+			m["200"] = okResponse(map[string]any{
+				"type": "object", "required": []any{"deleted"},
+				"properties": map[string]any{"deleted": map[string]any{"type": "boolean", "const": true}},
+			})
+			return m
+		}(),
+	}
+	return map[string]any{
+		"/api/v1/auth/sessions":         map[string]any{"post": login},
+		"/api/v1/auth/sessions/current": map[string]any{"delete": logout},
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -68,15 +70,17 @@ func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps http
 	if apiErr != nil {
 		return fail(apiErr)
 	}
-	out := s.svc.Execute(r.Context(), c, p, in, r.Header.Get("Idempotency-Key"))
+	idemKey := r.Header.Get("Idempotency-Key")
+	if vals, sent := r.Header["Idempotency-Key"]; sent && c.Write && (strings.TrimSpace(idemKey) == "" || len(vals) > 1) {
+		return fail(capability.Invalid("Idempotency-Key", "Idempotency-Key must be one value of 8 to 128 characters"))
+	}
+	out := s.svc.Execute(r.Context(), c, p, in, idemKey)
 	if out.Err != nil {
 		if out.Cause != nil {
 			s.log.Error("capability failed", "request_id", id, "capability", c.Name, "err", out.Cause)
 		}
-		if out.Replayed {
-			w.Header().Set("Idempotent-Replayed", "true")
-		}
-		return fail(out.Err)
+		s.writeErrorMeta(w, id, out.Err, errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.svc.DocsURL(c.Name)})
+		return out.Err.Status
 	}
 	if st, ok := out.Data.(Streamer); ok {
 		s.setHeaders(w, id)
@@ -110,11 +114,20 @@ func (s *Server) decodeREST(w http.ResponseWriter, r *http.Request, ps httproute
 		byName[f.Name] = f
 	}
 	for _, p := range ps {
-		raw, _ := json.Marshal(p.Value)
+		raw, _ := json.Marshal(pathValue(p.Value))
 		values[p.Key] = raw
 		where[p.Key] = "path"
 	}
-	for key, vals := range r.URL.Query() {
+	query, qerr := url.ParseQuery(r.URL.RawQuery)
+	if qerr != nil {
+		return nil, capability.Invalid("", "malformed query string: use key=value pairs joined by & with %%-escapes")
+	}
+	for key, vals := range query {
+		for _, v := range vals {
+			if !utf8.ValidString(v) {
+				return nil, capability.Invalid(key, "%s must be valid UTF-8", key)
+			}
+		}
 		f, ok := byName[key]
 		if !ok || f.In != "query" {
 			return nil, capability.Invalid(key, "unknown query parameter %q", key)
@@ -136,6 +149,9 @@ func (s *Server) decodeREST(w http.ResponseWriter, r *http.Request, ps httproute
 			return nil, capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize)
 		}
 		return nil, capability.Invalid("", "could not read the request body")
+	}
+	if !utf8.Valid(body) {
+		return nil, capability.Invalid("", "request body must be valid UTF-8")
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
 		var obj map[string]json.RawMessage

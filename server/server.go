@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -74,6 +75,11 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 		e := &capability.Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed here"}
 		s.writeError(w, req, newRequestID(), "", e)
 	})
+	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// httprouter has set Allow; the contract's headers go on every response.
+		s.setHeaders(w, newRequestID())
+		w.WriteHeader(http.StatusNoContent)
+	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
 		id := requestIDFrom(req.Context())
 		s.log.Error("panic", "request_id", id, "panic", v, "stack", string(debug.Stack()))
@@ -92,8 +98,44 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Router.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. HEAD is answered as GET without the
+// body (net/http drops it). A path segment holding an encoded slash
+// ("/api/v1/keywords/AC%2FDC") is routed as one segment: httprouter matches
+// the decoded path, where it would be two; the slash travels as
+// encodedSlash and path parameters turn it back.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		r = r.Clone(r.Context())
+		r.Method = http.MethodGet
+	}
+	if strings.Contains(r.URL.Path, encodedSlash) {
+		s.writeError(w, r, newRequestID(), "", capability.Invalid("", "the request path must not contain NUL (%%00)"))
+		return
+	}
+	if raw := r.URL.RawPath; raw != "" && strings.Contains(strings.ToUpper(raw), "%2F") {
+		segs := strings.Split(raw, "/")
+		for i, seg := range segs {
+			un, err := url.PathUnescape(seg)
+			if err != nil {
+				s.writeError(w, r, newRequestID(), "", capability.Invalid("", "malformed escape in the request path"))
+				return
+			}
+			segs[i] = strings.ReplaceAll(un, "/", encodedSlash)
+		}
+		u := *r.URL
+		u.Path, u.RawPath = strings.Join(segs, "/"), ""
+		r = r.Clone(r.Context())
+		r.URL = &u
+	}
+	s.Router.ServeHTTP(w, r)
+}
+
+// encodedSlash stands for "%2F" inside a routed path segment; a request
+// path holding NUL itself is refused above.
+const encodedSlash = "\x00"
+
+// pathValue is a path parameter value with encoded slashes restored.
+func pathValue(v string) string { return strings.ReplaceAll(v, encodedSlash, "/") }
 
 type ctxKey int
 
@@ -125,7 +167,10 @@ type meta struct {
 type errorMeta struct {
 	Capability string `json:"capability"`
 	RequestID  string `json:"requestId"`
-	Docs       string `json:"docs"`
+	// IdempotencyReplayed is set on a replayed stored error (402, 404,
+	// 409 CONFLICT), as on a replayed success (CONTRACT §4).
+	IdempotencyReplayed bool   `json:"idempotencyReplayed,omitempty"`
+	Docs                string `json:"docs"`
 }
 
 func (s *Server) setHeaders(w http.ResponseWriter, id string) {
@@ -143,14 +188,22 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, id, capName string, e *capability.Error) {
+	docs := s.svc.DocsURL(capName)
+	if capName == loginOperation || capName == logoutOperation {
+		docs = s.svc.DocsURL("") // not catalogue capabilities: no reference page
+	}
+	s.writeErrorMeta(w, id, e, errorMeta{Capability: capName, RequestID: id, Docs: docs})
+}
+
+func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.Error, m errorMeta) {
 	s.setHeaders(w, id)
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot"`)
 	}
-	s.writeJSON(w, e.Status, map[string]any{
-		"error": e,
-		"meta":  errorMeta{Capability: capName, RequestID: id, Docs: s.svc.DocsURL(capName)},
-	})
+	if m.IdempotencyReplayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.writeJSON(w, e.Status, map[string]any{"error": e, "meta": m})
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -194,20 +247,20 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		s.writeError(w, r, id, "", capability.Invalid("", "body must be a JSON object with email and password"))
+		s.writeError(w, r, id, loginOperation, capability.Invalid("", "body must be a JSON object with email and password"))
 		return
 	}
 	if in.Email == "" {
-		s.writeError(w, r, id, "", capability.Invalid("email", "email is required"))
+		s.writeError(w, r, id, loginOperation, capability.Invalid("email", "email is required"))
 		return
 	}
 	if in.Password == "" {
-		s.writeError(w, r, id, "", capability.Invalid("password", "password is required"))
+		s.writeError(w, r, id, loginOperation, capability.Invalid("password", "password is required"))
 		return
 	}
 	if !s.loginLimiter.allow(strings.ToLower(in.Email)) {
 		w.Header().Set("Retry-After", "1")
-		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "too many login attempts; retry later"})
+		s.writeError(w, r, id, loginOperation, &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "too many login attempts; retry later"})
 		return
 	}
 	res, err := s.svc.Login(r.Context(), in.Email, in.Password)
@@ -216,30 +269,30 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		if !known {
 			s.log.Error("login", "request_id", id, "err", err)
 		}
-		s.writeError(w, r, id, "", e)
+		s.writeError(w, r, id, loginOperation, e)
 		return
 	}
 	s.setHeaders(w, id)
-	s.writeJSON(w, http.StatusOK, map[string]any{"data": res, "meta": meta{RequestID: id, Docs: s.svc.DocsURL("")}})
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": res, "meta": meta{Capability: loginOperation, RequestID: id, Docs: s.svc.DocsURL("")}})
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	id := newRequestID()
 	p, err := s.Authenticate(r)
 	if err != nil {
-		s.writeError(w, r, id, "", toAPIError(err))
+		s.writeError(w, r, id, logoutOperation, toAPIError(err))
 		return
 	}
 	if p.Kind != capability.KindSession {
-		s.writeError(w, r, id, "", capability.Forbidden("only a session can log out"))
+		s.writeError(w, r, id, logoutOperation, capability.Forbidden("only a session can log out"))
 		return
 	}
 	if err := s.store.DeleteSession(r.Context(), p.SessionID); err != nil {
-		s.writeError(w, r, id, "", capability.Internal())
+		s.writeError(w, r, id, logoutOperation, capability.Internal())
 		return
 	}
 	s.setHeaders(w, id)
-	s.writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"deleted": true}, "meta": meta{RequestID: id, Docs: s.svc.DocsURL("")}})
+	s.writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"deleted": true}, "meta": meta{Capability: logoutOperation, RequestID: id, Docs: s.svc.DocsURL("")}})
 }
 
 func toAPIError(err error) *capability.Error {
