@@ -13,6 +13,7 @@ import (
 // principal. projectHeader is the Earshot-Project header; projectHint is a
 // project id the request is about (used when the header is absent).
 func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projectHint string) (*Principal, error) {
+	projectHeader, projectHint = CanonicalID(projectHeader), CanonicalID(projectHint)
 	switch {
 	case strings.HasPrefix(token, "esk_"):
 		if !WellFormedKey(token) {

@@ -275,7 +275,42 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 	if err := c.validate(v, values); err != nil {
 		return nil, err
 	}
+	canonicalUUIDs(v, c.Fields)
 	return in, nil
+}
+
+// canonicalUUIDs lower-cases every valid UUID of the input (also in nested
+// filters and lists): UUIDs are case-insensitive, ids are stored lower-case,
+// and this is the one place every binding's ids pass through.
+func canonicalUUIDs(v reflect.Value, fields []Field) {
+	for _, f := range fields {
+		lowerUUIDs(v.FieldByIndex(f.index), f.Format == "uuid")
+	}
+}
+
+func lowerUUIDs(v reflect.Value, isUUID bool) {
+	switch {
+	case v.Kind() == reflect.Pointer:
+		if !v.IsNil() {
+			lowerUUIDs(v.Elem(), isUUID)
+		}
+	case v.Type() == reflect.TypeFor[NullString]():
+		if isUUID {
+			v.FieldByName("V").SetString(strings.ToLower(v.FieldByName("V").String()))
+		}
+	case v.Kind() == reflect.String:
+		if isUUID && v.CanSet() {
+			v.SetString(strings.ToLower(v.String()))
+		}
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.Uint8:
+		for i := 0; i < v.Len(); i++ {
+			lowerUUIDs(v.Index(i), isUUID)
+		}
+	case v.Kind() == reflect.Struct:
+		if fields, err := parseFields(v.Type(), ""); err == nil {
+			canonicalUUIDs(v, fields)
+		}
+	}
 }
 
 func decodeStrict(raw json.RawMessage, dst any) error {

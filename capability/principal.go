@@ -66,6 +66,15 @@ func PrincipalFrom(ctx context.Context) *Principal {
 	return p
 }
 
+// CanonicalID returns a UUID in the lower-case form ids are stored in;
+// anything that is not a UUID is returned unchanged (it finds nothing).
+func CanonicalID(s string) string {
+	if checkFormat("uuid", s) != nil {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
 func checkFormat(format, s string) error {
 	switch format {
 	case "uuid":
