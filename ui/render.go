@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"label":      label,
 	"sourceIcon": sourceIcon,
 	"sourceName": sourceName,
+	"byline":     byline,
 	"urgencyClass": func(n int) string {
 		switch {
 		case n >= 70:
@@ -275,6 +276,21 @@ func sourceName(s string) string {
 		return n
 	}
 	return s
+}
+
+// byline names a post's author: "@handle", or who it is from when the
+// platform gave no handle ("a news site", "a reviewer", "a Reddit user").
+func byline(handle, source string) string {
+	if strings.TrimSpace(handle) != "" {
+		return "@" + handle
+	}
+	switch source {
+	case "news":
+		return "a news site"
+	case "reviews":
+		return "a reviewer"
+	}
+	return "a " + sourceName(source) + " user"
 }
 
 // sourceIcon is a small text badge per platform (no external assets).
