@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -265,6 +266,14 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 			return nil, Invalid(k, "unknown field %q", k)
 		}
 		fv := v.FieldByIndex(f.index)
+		if isObject(f.Type) && string(raw) != "null" {
+			// A nested object (saved-view filters) is decoded field by
+			// field, so an error names the field inside it.
+			if err := decodeObject(raw, fv, k); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := decodeStrict(raw, fv.Addr().Interface()); err != nil {
 			return nil, Invalid(k, "%s must be %s", k, describeType(f.Type))
 		}
@@ -311,6 +320,56 @@ func lowerUUIDs(v reflect.Value, isUUID bool) {
 			canonicalUUIDs(v, fields)
 		}
 	}
+}
+
+// isObject reports whether t (behind pointers) is a struct decoded from a
+// JSON object by its own tags.
+func isObject(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && t != reflect.TypeFor[NullString]()
+}
+
+// decodeObject fills v (a struct, or a pointer to one) from a JSON object,
+// naming the offending field as prefix.field.
+func decodeObject(raw json.RawMessage, v reflect.Value, prefix string) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if err := decodeStrict(raw, &obj); err != nil || obj == nil {
+		return Invalid(prefix, "%s must be an object", prefix)
+	}
+	fields, err := parseFields(v.Type(), "")
+	if err != nil {
+		return err
+	}
+	byName := make(map[string]Field, len(fields))
+	names := make([]string, 0, len(fields))
+	for _, f := range fields {
+		byName[f.Name] = f
+		names = append(names, f.Name)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same error for the same body
+	for _, k := range keys {
+		param := prefix + "." + k
+		f, ok := byName[k]
+		if !ok {
+			return Invalid(param, "unknown field %q in %s; known fields: %s", k, prefix, strings.Join(names, ", "))
+		}
+		if err := decodeStrict(obj[k], v.FieldByIndex(f.index).Addr().Interface()); err != nil {
+			return Invalid(param, "%s must be %s", param, describeType(f.Type))
+		}
+	}
+	return nil
 }
 
 func decodeStrict(raw json.RawMessage, dst any) error {
