@@ -34,6 +34,15 @@ func NotFound(what string) *Error {
 	return &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: what + " not found"}
 }
 
+// notFoundParam is a 404 for a record named by one input field (a filter's
+// monitor id): it says which field, never whether the record exists in
+// another project.
+func notFoundParam(what, param string) *Error {
+	e := NotFound(what)
+	e.Param = param
+	return e
+}
+
 // Forbidden is a 403.
 func Forbidden(msg string) *Error {
 	return &Error{Status: http.StatusForbidden, Code: "FORBIDDEN", Message: msg}

@@ -150,7 +150,7 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 	if q.MonitorID != "" {
 		if _, err := s.Store.MonitorAny(ctx, p.ProjectID, q.MonitorID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return f, NotFound("monitor")
+				return f, notFoundParam("monitor", "monitor_id")
 			}
 			return f, err
 		}

@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"time"
 
@@ -91,6 +92,35 @@ type ViewsOut struct {
 	Views []*store.View `json:"views"`
 }
 
+// checkFilters applies to saved filters the rules list_mentions applies to
+// its query: the monitor must be one of the project's (a deleted one
+// counts; another project's answers exactly like a random id) and the
+// ranges must not be empty.
+func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters) error {
+	if f == nil {
+		return nil
+	}
+	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
+		return Invalid("filters.max_urgency", "filters.max_urgency must be at least filters.min_urgency")
+	}
+	if f.Since != "" && f.Until != "" {
+		since, _ := ParseTimeParam(f.Since)
+		until, _ := ParseTimeParam(f.Until)
+		if !since.Before(until) {
+			return Invalid("filters.until", "filters.until must be after filters.since")
+		}
+	}
+	if f.MonitorID != "" {
+		if _, err := s.Store.MonitorAny(ctx, p.ProjectID, f.MonitorID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return notFoundParam("monitor", "filters.monitor_id")
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 func filtersJSON(f *ViewFilters) json.RawMessage {
 	if f == nil {
 		return json.RawMessage(`{}`)
@@ -110,11 +140,17 @@ func (s *Service) viewCaps() []*Capability {
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
 			func(ctx context.Context, p *Principal, in *CreateViewIn) (*store.View, error) {
+				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
+					return nil, err
+				}
 				return s.Store.CreateView(ctx, p.ProjectID, in.Name, filtersJSON(in.Filters))
 			}),
 		Define(Capability{Name: "update_mention_view", Title: "Update a view", Group: "view", Method: "PATCH", Path: "/api/v1/views/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true, Description: "Rename a saved view or replace its filters."},
 			func(ctx context.Context, p *Principal, in *UpdateViewIn) (*store.View, error) {
+				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
+					return nil, err
+				}
 				var f json.RawMessage
 				if in.Filters != nil {
 					f = filtersJSON(in.Filters)
@@ -245,6 +281,9 @@ func (s *Service) alertCaps() []*Capability {
 				if err := s.checkTarget(in.Channel, in.Target); err != nil {
 					return nil, err
 				}
+				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
+					return nil, err
+				}
 				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: true, MinUrgency: 70, Channel: in.Channel, Target: in.Target,
 					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant")}
 				if in.MinUrgency != nil {
@@ -268,6 +307,9 @@ func (s *Service) alertCaps() []*Capability {
 			func(ctx context.Context, p *Principal, in *UpdateAlertIn) (*AlertOut, error) {
 				a, err := s.Store.Alert(ctx, p.ProjectID, in.ID)
 				if err != nil {
+					return nil, err
+				}
+				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
 				if in.Name != nil {
