@@ -92,13 +92,19 @@ func (s *Store) Mention(ctx context.Context, projectID, id string) (*Mention, er
 }
 
 // UpdateMentionStatus sets a mention's triage status and records a
-// mention.updated event in the same transaction.
+// mention.updated event in the same transaction. Setting the status it
+// already has changes nothing: no event (mention.updated means the status
+// changed, CONTRACT §8) and no new updated_at.
 func (s *Store) UpdateMentionStatus(ctx context.Context, projectID, id, status string) (*Mention, error) {
 	var out *Mention
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		m, err := scanMention(tx.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
 		if err != nil {
 			return err
+		}
+		if m.Status == status {
+			out = m
+			return nil
 		}
 		prev := m.Status
 		m.Status = status
