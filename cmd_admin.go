@@ -13,13 +13,11 @@ func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 	var cfg Config
 	fs := newFlags("user create", stderr, getenv, &cfg)
 	email := fs.String("email", "", "email address (required)")
-	password := fs.String("password", "", "password, at least 8 characters (or EARSHOT_PASSWORD)")
+	password := fs.String("password", "", "password, at least 8 characters")
+	fs.envVar("password", "EARSHOT_PASSWORD")
 	name := fs.String("name", "", "display name")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if *password == "" {
-		*password = getenv("EARSHOT_PASSWORD")
 	}
 	if *email == "" || *password == "" {
 		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")

@@ -35,7 +35,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	other := fs.Int("other", 1000000, "mentions spread over 50 other projects")
 	reqs := fs.Int("requests", 200, "requests per measured shape")
 	exportRows := fs.Int("export", 100000, "rows to export")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if cfg.DataDir == "" {

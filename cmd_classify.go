@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"earshot/classify"
@@ -11,12 +12,10 @@ import (
 func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := newFlags("classify", stderr, getenv, &cfg)
-	which := fs.String("classifier", envOr(getenv, "EARSHOT_CLASSIFIER", "builtin"), "builtin or ollama (EARSHOT_CLASSIFIER)")
+	which := new(string)
+	fs.checkedVar(which, "classifier", "EARSHOT_CLASSIFIER", "builtin", "`classifier`: builtin or ollama", parseClassifier)
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if *which != "builtin" && *which != "ollama" {
-		return usagef("--classifier must be builtin or ollama")
 	}
 	c, err := classify.FromEnv(func(k string) string {
 		if k == "EARSHOT_CLASSIFIER" {
@@ -28,4 +27,11 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}
 	return classify.RunJSONLines(ctx, c, stdin, stdout)
+}
+
+func parseClassifier(s string) (string, error) {
+	if s != "builtin" && s != "ollama" {
+		return "", errors.New("must be builtin or ollama")
+	}
+	return s, nil
 }

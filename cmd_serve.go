@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,40 +37,14 @@ func decodeMap(c *capability.Capability, body map[string]any) (any, error) {
 	return c.Decode(values, nil)
 }
 
-func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) func([]string) error {
+func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) *cliFlags {
 	fs := newFlags(name, stderr, getenv, cfg)
-	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "EARSHOT_ADDR", "127.0.0.1:8080"), "listen address (EARSHOT_ADDR)")
-	fs.StringVar(&cfg.BaseURL, "base-url", getenv("EARSHOT_BASE_URL"), "public base URL (EARSHOT_BASE_URL; default http://{addr})")
-	fs.StringVar(&cfg.DocsURL, "docs-url", getenv("EARSHOT_DOCS_URL"), "docs URL (EARSHOT_DOCS_URL; default {base-url}/docs)")
-	rl := fs.Float64("rate-limit", envFloat(getenv, "EARSHOT_RATE_LIMIT", 50), "API requests per second per credential (EARSHOT_RATE_LIMIT)")
-	rb := fs.Int("rate-burst", int(envFloat(getenv, "EARSHOT_RATE_BURST", 100)), "API burst per credential (EARSHOT_RATE_BURST)")
-	return func(args []string) error {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		cfg.RateLimit, cfg.RateBurst = *rl, *rb
-		cfg.AllowPrivateWebhooks = getenv("EARSHOT_ALLOW_PRIVATE_WEBHOOKS") == "1"
-		return nil
-	}
-}
-
-// flagSet reports whether --name was given on the command line.
-func flagSet(args []string, name string) bool {
-	for _, a := range args {
-		if a == "-"+name || a == "--"+name || strings.HasPrefix(a, "-"+name+"=") || strings.HasPrefix(a, "--"+name+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-func envFloat(getenv func(string) string, key string, def float64) float64 {
-	if v := getenv(key); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return f
-		}
-	}
-	return def
+	fs.checkedVar(&cfg.Addr, "addr", "EARSHOT_ADDR", "127.0.0.1:8080", "listen `address`, host:port", parseAddr)
+	fs.checkedVar(&cfg.BaseURL, "base-url", "EARSHOT_BASE_URL", "", "public base `URL` (default http://{addr})", parseHTTPURL)
+	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL` (default {base-url}/docs)", parseHTTPURL)
+	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "API `requests` per second per credential", parsePositiveFloat)
+	checkedVar(fs, &cfg.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "API burst per credential, in `requests`", parsePositiveInt)
+	return fs
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, demo bool) error {
@@ -80,9 +53,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if demo {
 		name = "demo"
 	}
-	if err := serveFlags(name, stderr, getenv, &cfg)(args); err != nil {
+	fs := serveFlags(name, stderr, getenv, &cfg)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	allow, err := envSwitch(getenv, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS")
+	if err != nil {
+		return err
+	}
+	cfg.AllowPrivateWebhooks = allow
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -91,14 +70,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if demo {
 		// A fresh data dir, and every collector pointed at a local server
 		// replaying recorded platform responses: no credentials, no network.
-		if getenv("EARSHOT_DATA") == "" && !flagSet(args, "data") {
+		if !fs.isSet("data") {
 			d, err := os.MkdirTemp("", "earshot-demo-")
 			if err != nil {
 				return err
 			}
 			cfg.DataDir = d
 		}
-		if _, err := os.Stat(filepath.Join(cfg.DataDir, "earshot.db")); err == nil {
+		if _, err := os.Stat(filepath.Join(cfg.DataDir, dbFile)); err == nil {
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
 		rln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -11,8 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -129,24 +133,82 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
+// cliFlags is a command's flag set and the EARSHOT_* variable of each flag.
+// A variable is parsed by its flag's own Set, so a bad value is refused the
+// same way from either place (exit 2, naming the variable), and a value on
+// the command line wins.
+type cliFlags struct {
+	*flag.FlagSet
+	getenv  func(string) string
+	vars    map[string]string // flag name → its variable
+	given   map[string]bool   // flags set on the command line
+	fromEnv map[string]bool   // flags set from their variable
+}
+
 // newFlags returns a flag set with the flags every command shares.
-func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) *flag.FlagSet {
-	fs := flag.NewFlagSet("earshot "+name, flag.ContinueOnError)
+func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Config) *cliFlags {
+	fs := &cliFlags{FlagSet: flag.NewFlagSet("earshot "+name, flag.ContinueOnError), getenv: getenv,
+		vars: map[string]string{}, given: map[string]bool{}, fromEnv: map[string]bool{}}
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DataDir, "data", envOr(getenv, "EARSHOT_DATA", "./earshot-data"), "data directory (EARSHOT_DATA)")
-	fs.StringVar(&cfg.LogLevel, "log-level", envOr(getenv, "EARSHOT_LOG_LEVEL", "info"), "debug, info, warn or error (EARSHOT_LOG_LEVEL)")
+	fs.checkedVar(&cfg.DataDir, "data", "EARSHOT_DATA", "./earshot-data", "data `directory`", parseDataDir)
+	fs.checkedVar(&cfg.LogLevel, "log-level", "EARSHOT_LOG_LEVEL", "info", "log `level`: debug, info, warn or error", parseLogLevel)
 	cfg.Getenv = getenv
 	return fs
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
+// envVar binds flag name to an environment variable.
+func (fs *cliFlags) envVar(name, variable string) {
+	fs.vars[name] = variable
+	f := fs.Lookup(name)
+	f.Usage += " (" + variable + ")"
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// checkedVar defines a flag whose value is parsed and checked by parse, bound
+// to variable (none when empty).
+func checkedVar[T any](fs *cliFlags, p *T, name, variable string, def T, usage string, parse func(string) (T, error)) {
+	*p = def
+	fs.Var(&checkedValue[T]{p: p, parse: parse}, name, usage)
+	if variable != "" {
+		fs.envVar(name, variable)
+	}
+}
+
+func (fs *cliFlags) checkedVar(p *string, name, variable, def, usage string, parse func(string) (string, error)) {
+	checkedVar(fs, p, name, variable, def, usage, parse)
+}
+
+// isSet reports whether a flag was given, on the command line or by its
+// variable.
+func (fs *cliFlags) isSet(name string) bool { return fs.given[name] || fs.fromEnv[name] }
+
+// parseFlags parses the command line, then the variables of the flags it
+// did not set.
+func parseFlags(fs *cliFlags, args []string) error {
+	if err := parseArgs(fs.FlagSet, args); err != nil {
+		return err
+	}
+	fs.Visit(func(f *flag.Flag) { fs.given[f.Name] = true })
+	names := make([]string, 0, len(fs.vars))
+	for name := range fs.vars {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		variable := fs.vars[name]
+		v := fs.getenv(variable)
+		if fs.given[name] || v == "" {
+			continue
+		}
+		if err := fs.Set(name, v); err != nil {
+			return usagef("invalid value %q for %s: %v", v, variable, err)
+		}
+		fs.fromEnv[name] = true
+	}
+	return nil
+}
+
+// parseArgs parses a flag set without variables: usage errors exit 2.
+func parseArgs(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -157,6 +219,96 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// checkedValue is a flag.Value that parses and checks what it is set to.
+type checkedValue[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
+
+func (v *checkedValue[T]) String() string {
+	if v == nil || v.p == nil {
+		return ""
+	}
+	return fmt.Sprint(*v.p)
+}
+
+func (v *checkedValue[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err != nil {
+		return err
+	}
+	*v.p = x
+	return nil
+}
+
+func parseDataDir(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", errors.New("must name a directory")
+	}
+	return s, nil
+}
+
+func parseLogLevel(s string) (string, error) {
+	switch l := strings.ToLower(strings.TrimSpace(s)); l {
+	case "debug", "info", "warn", "error":
+		return l, nil
+	}
+	return "", errors.New("must be debug, info, warn or error")
+}
+
+// parseHTTPURL accepts an absolute http or https URL (base and docs URLs end
+// up in links that users and agents follow).
+func parseHTTPURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
+		return "", errors.New("must be an absolute http or https URL, like https://earshot.example.com")
+	}
+	return s, nil
+}
+
+func parseAddr(s string) (string, error) {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil || port == "" {
+		return "", errors.New("must be HOST:PORT, like 127.0.0.1:8080 or :8080")
+	}
+	return s, nil
+}
+
+func parsePositiveFloat(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+		return 0, errors.New("must be a number above 0")
+	}
+	return f, nil
+}
+
+func parsePositiveInt(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, errors.New("must be a whole number, at least 1")
+	}
+	return n, nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// envSwitch reads a variable that is off unless set to 1.
+func envSwitch(getenv func(string) string, key string) (bool, error) {
+	switch v := getenv(key); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, usagef("invalid value %q for %s: must be 1 (on) or 0 (off)", v, key)
+	}
 }
 
 // parsePlanQuotas reads "trial=1000,starter=10000,…".
@@ -212,9 +364,24 @@ func createOrOpenService(ctx context.Context, cfg *Config, stderr io.Writer) (*c
 func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create bool) (*capability.Service, func(), error) {
 	quotas, err := parsePlanQuotas(envOr(cfg.Getenv, "EARSHOT_PLAN_QUOTAS", defaultPlanQuotas))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageError{err.Error()}
 	}
 	cfg.PlanQuotas = quotas
+	// Commands without checked --base-url/--docs-url flags (mcp, admin)
+	// take them from the environment: the same check as serve's flags.
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = cfg.Getenv("EARSHOT_BASE_URL")
+	}
+	for _, u := range []struct{ flag, variable, value string }{
+		{"--base-url", "EARSHOT_BASE_URL", cfg.BaseURL}, {"--docs-url", "EARSHOT_DOCS_URL", cfg.DocsURL},
+	} {
+		if _, err := parseHTTPURL(u.value); u.value != "" && err != nil {
+			return nil, nil, usagef("invalid value %q for %s / %s: %v", u.value, u.flag, u.variable, err)
+		}
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + envOr(cfg.Getenv, "EARSHOT_ADDR", "127.0.0.1:8080")
+	}
 	if !create {
 		if err := databaseExists(cfg.DataDir); err != nil {
 			return nil, nil, err
@@ -223,9 +390,6 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	st, err := store.Open(ctx, cfg.DataDir)
 	if err != nil {
 		return nil, nil, err
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = envOr(cfg.Getenv, "EARSHOT_BASE_URL", "http://"+envOr(cfg.Getenv, "EARSHOT_ADDR", "127.0.0.1:8080"))
 	}
 	svc := capability.New(st, capability.Config{
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
