@@ -134,14 +134,21 @@ func cmdKeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if *project == "" {
 		return usagef("--project is required")
 	}
+	// nil is every scope; an explicit --scopes "" must not come out as that.
 	var list []string
-	if *scopes != "all" && *scopes != "" {
+	if strings.TrimSpace(*scopes) != "all" {
 		for _, s := range strings.Split(*scopes, ",") {
 			s = strings.TrimSpace(s)
+			if s == "" {
+				continue
+			}
 			if !contains(capability.AllScopes, s) {
 				return usagef("unknown scope %q (known: %s)", s, strings.Join(capability.AllScopes, ", "))
 			}
 			list = append(list, s)
+		}
+		if len(list) == 0 {
+			return usagef("--scopes must name at least one scope, or 'all' (known: %s)", strings.Join(capability.AllScopes, ", "))
 		}
 	}
 	svc, closeFn, err := openService(ctx, &cfg, stderr)

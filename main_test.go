@@ -144,3 +144,34 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Fatalf("reopen: %s", errs)
 	}
 }
+
+// An explicitly empty --scopes is a mistake, not a request for every scope;
+// omitted, --scopes keeps its documented default (all).
+func TestKeyCreateEmptyScopes(t *testing.T) {
+	env := map[string]string{"EARSHOT_DATA": t.TempDir(), "EARSHOT_LOG_LEVEL": "error"}
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "o@example.com", "--password", "password123"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := runCLI(t, env, "project", "create", "--owner", "o@example.com", "--name", "Acme")
+	var proj struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &proj); code != 0 || err != nil {
+		t.Fatalf("project create: %d %s", code, errs)
+	}
+	for _, scopes := range []string{"", " ", ",", " , "} {
+		code, out, errs := runCLI(t, env, "key", "create", "--project", proj.ID, "--scopes", scopes)
+		if code != 2 || out != "" || !strings.Contains(errs, "--scopes must name at least one scope, or 'all'") {
+			t.Errorf("--scopes %q: exit %d, stdout %q, stderr %q", scopes, code, out, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, env, "key", "create", "--project", proj.ID); code != 0 {
+		t.Fatalf("default scopes: %s", errs)
+	}
+	if code, _, errs := runCLI(t, env, "key", "create", "--project", proj.ID, "--scopes", "mentions:read,"); code != 0 {
+		t.Fatalf("trailing comma: %s", errs)
+	}
+	_, out, _ = runCLI(t, env, "key", "list", "--project", proj.ID)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || strings.Count(out, "mentions:read,") != 1 || !strings.Contains(out, "  mentions:read  active") {
+		t.Errorf("keys:\n%s", out)
+	}
+}
