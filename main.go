@@ -48,42 +48,114 @@ func main() {
 
 const usage = `earshot — self-hosted brand-mention monitor
 
-Usage:
-  earshot serve    [--data DIR] [--addr HOST:PORT] [--base-url URL] [--docs-url URL]
-  earshot demo     [--data DIR] [--addr HOST:PORT]
-  earshot mcp      --key KEY [--data DIR]
-  earshot user create --email E --password P [--name N]
-  earshot project create --owner EMAIL --name N [--website URL]
-  earshot project set-plan --project ID --plan PLAN
-  earshot key create --project ID [--scopes a,b|all] [--name N]
-  earshot key list --project ID
-  earshot key revoke --key-id ID
-  earshot backup --to FILE
-  earshot classify [--classifier builtin|ollama]
-  earshot bench [--mentions N] [--other N]   (performance report of the inbox)
-  earshot version
+Usage: earshot COMMAND [flags]
 
-Every command takes --data DIR (env EARSHOT_DATA, default ./earshot-data).
+Commands:
+  serve             Serve the REST API, MCP over HTTP, the dashboard and docs;
+                    run the collectors and webhook/alert delivery
+                      [--addr HOST:PORT] [--base-url URL] [--docs-url URL]
+                      [--rate-limit N] [--rate-burst N]
+  demo              serve on a fresh data dir with a demo project and recorded
+                    posts: no credentials, no network
+                      [--addr HOST:PORT]
+  mcp               MCP over stdio for one project, for local agents
+                      --key KEY (or EARSHOT_API_KEY)
+  user create       Create a dashboard user; prints its id
+                      --email E --password P (or EARSHOT_PASSWORD) [--name N]
+  project create    Create a project; prints it as JSON
+                      --owner EMAIL --name N [--website URL]
+  project set-plan  Change a project's plan
+                      --project ID --plan PLAN
+  key create        Issue an API key; prints it once
+                      --project ID [--scopes a,b|all] [--name N]
+  key list          List a project's API keys
+                      --project ID
+  key revoke        Revoke an API key
+                      --key-id ID
+  backup            Write a consistent copy of the database
+                      --to FILE
+  classify          Classify JSON lines from stdin to stdout (no data dir)
+                      [--classifier builtin|ollama]
+  bench             Performance report of the inbox on a generated history
+                      [--mentions N] [--other N]
+  version           Print the version and the API version
+
+--data DIR (env EARSHOT_DATA, default ./earshot-data) is the data directory.
+Only serve, demo, user create and bench start a new one; the other commands
+need its database. "earshot help COMMAND" lists a command's flags and their
+EARSHOT_* variables.
 `
+
+// groups are the commands with subcommands, and their one-line help.
+var groups = map[string][][2]string{
+	"user": {
+		{"create", "Create a dashboard user; prints its id (--email E --password P [--name N])"},
+	},
+	"project": {
+		{"create", "Create a project; prints it as JSON (--owner EMAIL --name N [--website URL])"},
+		{"set-plan", "Change a project's plan (--project ID --plan PLAN)"},
+	},
+	"key": {
+		{"create", "Issue an API key; prints it once (--project ID [--scopes a,b|all] [--name N])"},
+		{"list", "List a project's API keys (--project ID)"},
+		{"revoke", "Revoke an API key (--key-id ID)"},
+	},
+}
+
+func groupUsage(group string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: earshot %s SUBCOMMAND [flags]\n\nSubcommands:\n", group)
+	for _, sub := range groups[group] {
+		fmt.Fprintf(&b, "  %-9s %s\n", sub[0], sub[1])
+	}
+	fmt.Fprintf(&b, "\n\"earshot %s SUBCOMMAND -h\" lists its flags.\n", group)
+	return b.String()
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help" }
 
 // run is main without process globals, so tests can drive the CLI.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
+		return 2
+	}
+	if isHelp(args[0]) {
+		if len(args) > 1 && args[0] == "help" {
+			// earshot help COMMAND [SUBCOMMAND] is earshot COMMAND [SUBCOMMAND] -h.
+			return run(ctx, append(args[1:], "-h"), stdin, stdout, stderr, getenv)
 		}
+		fmt.Fprint(stderr, usage)
 		return 0
 	}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "user" || cmd == "project" || cmd == "key") && len(rest) > 0 {
+	if subs, ok := groups[cmd]; ok {
+		switch {
+		case len(rest) == 0:
+			fmt.Fprintf(stderr, "earshot %s: a subcommand is needed\n\n%s", cmd, groupUsage(cmd))
+			return 2
+		case isHelp(rest[0]):
+			fmt.Fprint(stderr, groupUsage(cmd))
+			return 0
+		}
+		known := false
+		for _, sub := range subs {
+			known = known || sub[0] == rest[0]
+		}
+		if !known {
+			fmt.Fprintf(stderr, "earshot %s: unknown subcommand %q\n\n%s", cmd, rest[0], groupUsage(cmd))
+			return 2
+		}
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	var err error
 	switch cmd {
 	case "version":
-		fmt.Fprintf(stdout, "earshot %s (API version %s)\n", Version, capability.APIVersion)
-		return 0
+		fs := flag.NewFlagSet("earshot version", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		if err = parseArgs(fs, rest); err == nil {
+			fmt.Fprintf(stdout, "earshot %s (API version %s)\n", Version, capability.APIVersion)
+		}
 	case "serve":
 		err = cmdServe(ctx, rest, stdout, stderr, getenv, false)
 	case "demo":
@@ -109,7 +181,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr, getenv)
 	default:
-		fmt.Fprintf(stderr, "earshot: unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
+		fmt.Fprintf(stderr, "earshot: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
 	if err != nil {

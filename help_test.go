@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// earshot help lists every command of CONTRACT §1; a group (user, project,
+// key) lists its subcommands: exit 0 when asked for, 2 with nothing or an
+// unknown subcommand; every command refuses unknown flags.
+func TestHelpAndGroups(t *testing.T) {
+	contract := []string{"serve", "mcp", "demo", "user create", "project create", "key create", "key revoke", "key list", "backup", "classify", "version"}
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		code, _, errs := runCLI(t, nil, args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		for _, c := range contract {
+			if !strings.Contains(errs, "\n  "+c+" ") {
+				t.Errorf("%v does not list %q:\n%s", args, c, errs)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"user", "--help"}, 0, []string{"Usage: earshot user SUBCOMMAND", "  create "}},
+		{[]string{"user", "-h"}, 0, []string{"  create "}},
+		{[]string{"help", "user"}, 0, []string{"  create "}},
+		{[]string{"user"}, 2, []string{"earshot user: a subcommand is needed", "  create "}},
+		{[]string{"key"}, 2, []string{"  create ", "  list ", "  revoke "}},
+		{[]string{"key", "--help"}, 0, []string{"  create ", "  list ", "  revoke "}},
+		{[]string{"project"}, 2, []string{"  create ", "  set-plan "}},
+		{[]string{"project", "bogus"}, 2, []string{`unknown subcommand "bogus"`, "  set-plan "}},
+		{[]string{"key", "create", "-h"}, 0, []string{"-scopes"}},
+		{[]string{"help", "key", "create"}, 0, []string{"-scopes"}},
+		{[]string{"help", "serve"}, 0, []string{"-rate-limit", "EARSHOT_RATE_LIMIT"}},
+		{[]string{"help", "frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
+		{[]string{"version", "--bogus"}, 2, []string{"-bogus"}},
+		{[]string{"version", "extra"}, 2, []string{`unexpected argument "extra"`}},
+		{[]string{"version", "-h"}, 0, nil},
+	} {
+		code, out, errs := runCLI(t, nil, tc.args...)
+		if code != tc.code || out != "" {
+			t.Errorf("%v: exit %d (want %d), stdout %q", tc.args, code, tc.code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, errs)
+			}
+		}
+	}
+}
