@@ -253,17 +253,29 @@ func (s *Service) checkTarget(channel, target string) error {
 			return Invalid("target", "target must be an email address for the email channel")
 		}
 	default:
-		if err := s.checkWebhookURL(target); err != nil {
-			return Invalid("target", "%s", err.Error())
+		if err := s.checkWebhookURL("target", target); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // checkWebhookURL applies the SSRF guard of CONTRACT §8 to a webhook or
-// alert target (the delivery client checks the resolved IP again).
-func (s *Service) checkWebhookURL(raw string) error {
-	return deliver.ValidateURL(raw, s.Config.AllowPrivateWebhooks)
+// alert target (the delivery client checks the resolved IP again). The
+// message is the guard's reason, never a resolver's or Go's error text.
+func (s *Service) checkWebhookURL(param, raw string) error {
+	err := deliver.ValidateURL(raw, s.Config.AllowPrivateWebhooks)
+	if err == nil {
+		return nil
+	}
+	var ue *deliver.URLError
+	if !errors.As(err, &ue) {
+		return Invalid(param, "%s is not an allowed webhook URL", param)
+	}
+	if errors.Is(err, deliver.ErrForbiddenAddress) {
+		return Invalid(param, "%s: %s; webhooks must reach a public address", param, ue.Reason)
+	}
+	return Invalid(param, "%s: %s", param, ue.Reason)
 }
 
 func (s *Service) alertCaps() []*Capability {

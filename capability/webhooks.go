@@ -95,8 +95,8 @@ func (s *Service) webhookCaps() []*Capability {
 }
 
 func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWebhookIn) (*CreateWebhookOut, error) {
-	if err := s.checkWebhookURL(in.URL); err != nil {
-		return nil, Invalid("url", "%s", err.Error())
+	if err := s.checkWebhookURL("url", in.URL); err != nil {
+		return nil, err
 	}
 	if in.Events != nil && len(in.Events) == 0 {
 		// As update_webhook: an explicit empty list is refused; only an
@@ -121,8 +121,8 @@ func (s *Service) updateWebhook(ctx context.Context, p *Principal, in *UpdateWeb
 		return nil, err
 	}
 	if in.URL != nil {
-		if err := s.checkWebhookURL(*in.URL); err != nil {
-			return nil, Invalid("url", "%s", err.Error())
+		if err := s.checkWebhookURL("url", *in.URL); err != nil {
+			return nil, err
 		}
 		w.URL = *in.URL
 	}

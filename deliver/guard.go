@@ -29,6 +29,41 @@ var (
 	ErrForbiddenAddress = errors.New("webhook address not allowed")
 )
 
+// URLError is a refused webhook URL: Kind is ErrInvalidURL or
+// ErrForbiddenAddress, Reason says why in words fit for the API caller (a
+// host name and an address class, never a resolver address or Go error
+// text).
+type URLError struct {
+	Kind   error
+	Reason string
+}
+
+func (e *URLError) Error() string { return e.Kind.Error() + ": " + e.Reason }
+
+// Unwrap lets errors.Is match Kind.
+func (e *URLError) Unwrap() error { return e.Kind }
+
+func invalidURL(format string, args ...any) error {
+	return &URLError{Kind: ErrInvalidURL, Reason: fmt.Sprintf(format, args...)}
+}
+
+func forbiddenAddress(format string, args ...any) error {
+	return &URLError{Kind: ErrForbiddenAddress, Reason: fmt.Sprintf(format, args...)}
+}
+
+// resolveFailure says why host could not be resolved without the
+// resolver's own words (they name the DNS server, an internal address).
+func resolveFailure(host string, err error) error {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return invalidURL("host %s does not resolve", host)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &dnsErr) && dnsErr.IsTimeout:
+		return invalidURL("host %s could not be resolved in time", host)
+	}
+	return invalidURL("host %s could not be resolved", host)
+}
+
 // ValidateURL checks a webhook or Slack URL when it is created or updated:
 // https only, no userinfo, no numeric IPv4 spellings other than dotted
 // quads, and a host whose every resolved address is public. With
@@ -51,36 +86,36 @@ type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, e
 func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup lookupFunc) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidURL, err)
+		return invalidURL("not a valid URL")
 	}
 	switch u.Scheme {
 	case "https":
 	case "http":
 		if !allowPrivate {
-			return fmt.Errorf("%w: https is required", ErrInvalidURL)
+			return invalidURL("https is required")
 		}
 	default:
-		return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
+		return invalidURL("scheme must be https")
 	}
 	if u.Opaque != "" || u.Host == "" {
-		return fmt.Errorf("%w: no host", ErrInvalidURL)
+		return invalidURL("no host")
 	}
 	if u.User != nil {
 		// Credentials in the URL would be stored and logged with it, and
 		// "https://trusted@evil" is a classic way to mislead a reader.
-		return fmt.Errorf("%w: userinfo is not allowed", ErrInvalidURL)
+		return invalidURL("userinfo is not allowed")
 	}
 	if p := u.Port(); p == "0" {
-		return fmt.Errorf("%w: port 0", ErrInvalidURL)
+		return invalidURL("port 0 is not allowed")
 	}
 	host := u.Hostname()
 	if host == "" {
-		return fmt.Errorf("%w: no host", ErrInvalidURL)
+		return invalidURL("no host")
 	}
 
 	if addr, err := netip.ParseAddr(host); err == nil {
 		if addr.Zone() != "" {
-			return fmt.Errorf("%w: IPv6 zone in %s", ErrForbiddenAddress, host)
+			return forbiddenAddress("IPv6 zone in %s", host)
 		}
 		return checkAddr(addr, allowPrivate)
 	}
@@ -88,7 +123,7 @@ func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup look
 		// 2130706433, 0x7f.1, 017700000001, 127.1: browsers and getaddrinfo
 		// read these as IPv4 addresses, so a filter that only knows dotted
 		// quads would let 127.0.0.1 through. Nobody needs them.
-		return fmt.Errorf("%w: %q is a non-canonical IPv4 address", ErrForbiddenAddress, host)
+		return forbiddenAddress("%q is a non-canonical IPv4 address", host)
 	}
 	if allowPrivate {
 		return nil
@@ -96,17 +131,21 @@ func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup look
 
 	addrs, err := lookup(ctx, "ip", host)
 	if err != nil {
-		return fmt.Errorf("%w: resolve %s: %w", ErrInvalidURL, host, err)
+		return resolveFailure(host, err)
 	}
 	if len(addrs) == 0 {
-		return fmt.Errorf("%w: %s has no address", ErrInvalidURL, host)
+		return invalidURL("host %s has no address", host)
 	}
 	// Every address must be public: the dialer may pick any of them.
 	// LookupNetIP returns IPv4 answers in their IPv4-mapped form; unmap
 	// them so errors name the address the user knows.
 	for _, a := range addrs {
 		if err := checkAddr(a.Unmap(), false); err != nil {
-			return fmt.Errorf("%s: %w", host, err)
+			var ue *URLError
+			if errors.As(err, &ue) {
+				return forbiddenAddress("host %s resolves to a refused address: %s", host, ue.Reason)
+			}
+			return err
 		}
 	}
 	return nil
@@ -188,7 +227,7 @@ func checkAddr(a netip.Addr, allowPrivate bool) error {
 	if reason == "" || (allowPrivate && !metadata) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s", ErrForbiddenAddress, a, reason)
+	return forbiddenAddress("%s is %s", a, reason)
 }
 
 type prefixRule struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -253,5 +254,57 @@ func TestClientIgnoresEnvironmentProxy(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Fatal("request did not reach the receiver directly")
+	}
+}
+
+// TestValidateURLReasons: a refused URL says why in words for the API
+// caller: the host and what is wrong, never the resolver's address or Go's
+// error text.
+func TestValidateURLReasons(t *testing.T) {
+	resolver := func(err error) lookupFunc {
+		return func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+			if err != nil {
+				return nil, err
+			}
+			return fakeDNS(ctx, network, host)
+		}
+	}
+	tests := []struct {
+		name   string
+		url    string
+		lookup lookupFunc
+		kind   error
+		reason string
+	}{
+		{"no such host", "https://example.com/hook",
+			resolver(&net.DNSError{Err: "no such host", Name: "example.com", Server: "10.255.255.53:53", IsNotFound: true}),
+			ErrInvalidURL, "host example.com does not resolve"},
+		{"resolver timeout", "https://slow.example/hook",
+			resolver(&net.DNSError{Err: "i/o timeout", Name: "slow.example", Server: "10.255.255.53:53", IsTimeout: true}),
+			ErrInvalidURL, "host slow.example could not be resolved in time"},
+		{"resolver failure", "https://broken.example/hook",
+			resolver(&net.DNSError{Err: "server misbehaving", Name: "broken.example", Server: "10.255.255.53:53"}),
+			ErrInvalidURL, "host broken.example could not be resolved"},
+		{"bad escape", "https://%zz/", resolver(nil), ErrInvalidURL, "not a valid URL"},
+		{"http", "http://hooks.example.com/", resolver(nil), ErrInvalidURL, "https is required"},
+		{"resolves to loopback", "https://rebind.example/", resolver(nil), ErrForbiddenAddress, "host rebind.example resolves to a refused address: 127.0.0.1 is loopback"},
+		{"literal private", "https://10.0.0.1/", resolver(nil), ErrForbiddenAddress, "10.0.0.1 is private"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := validateURL(context.Background(), tt.url, false, tt.lookup)
+			var ue *URLError
+			if !errors.As(err, &ue) || !errors.Is(err, tt.kind) {
+				t.Fatalf("err = %#v, want a URLError of kind %v", err, tt.kind)
+			}
+			if ue.Reason != tt.reason {
+				t.Errorf("reason %q, want %q", ue.Reason, tt.reason)
+			}
+			for _, leak := range []string{"10.255.255.53", "lookup", ":53", "parse "} {
+				if strings.Contains(ue.Reason, leak) {
+					t.Errorf("reason %q exposes %q", ue.Reason, leak)
+				}
+			}
+		})
 	}
 }
