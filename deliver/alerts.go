@@ -300,7 +300,7 @@ func (w *Worker) sendAlert(ctx context.Context, a *store.Alert, j *store.Job) Re
 			return Result{Outcome: Gone, Err: err}
 		}
 		now := time.Now()
-		return Send(ctx, w.client, a.Target, []string{a.Secret}, j.ID, body, now)
+		return Send(ctx, w.client, a.Target, []string{a.Secret}, alertEventID(j), body, now)
 	case "slack":
 		ms := w.alertMentions(ctx, j.ProjectID, raw)
 		body := SlackMessage(ms[0])
@@ -321,10 +321,15 @@ func (w *Worker) sendAlert(ctx context.Context, a *store.Alert, j *store.Job) Re
 	}
 }
 
+// alertEventID is the event id of an alert notification: "evt_" and the
+// notification's id, like every event id (CONTRACT §8). It is both the
+// payload's id and the webhook-id, and a retry keeps it.
+func alertEventID(j *store.Job) string { return "evt_" + j.ID }
+
 // alertWebhookBody is what an alert's webhook receives, in the event
-// envelope: {"id", "type": "alert.triggered", "created_at", "project_id",
-// "data": {"alert": {...}, "mentions": [full mention records]}}. The id is
-// the notification's and is also its webhook-id.
+// envelope: {"id": "evt_…", "type": "alert.triggered", "created_at",
+// "project_id", "data": {"alert": {...}, "mentions": [full mention
+// records]}}. The id is alertEventID, also the webhook-id.
 func alertWebhookBody(a *store.Alert, j *store.Job, mentions []json.RawMessage) ([]byte, error) {
 	type alertRef struct {
 		ID     string `json:"id"`
@@ -340,7 +345,7 @@ func alertWebhookBody(a *store.Alert, j *store.Job, mentions []json.RawMessage) 
 			Alert    alertRef          `json:"alert"`
 			Mentions []json.RawMessage `json:"mentions"`
 		} `json:"data"`
-	}{ID: j.ID, Type: "alert.triggered", CreatedAt: j.CreatedAt, ProjectID: j.ProjectID,
+	}{ID: alertEventID(j), Type: "alert.triggered", CreatedAt: j.CreatedAt, ProjectID: j.ProjectID,
 		Data: struct {
 			Alert    alertRef          `json:"alert"`
 			Mentions []json.RawMessage `json:"mentions"`

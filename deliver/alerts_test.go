@@ -1,10 +1,12 @@
 package deliver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -276,4 +278,53 @@ func TestDeleteAlertStopsNotifications(t *testing.T) {
 	if n := len(rc.got()); n != 1 {
 		t.Fatalf("%d attempts after delete_alert", n)
 	}
+}
+
+// TestAlertWebhookEventFormat: an alert's webhook notification is an event
+// like any other (CONTRACT §8): {"id": "evt_…", "type", "created_at",
+// "project_id", "data"}, signed with webhook-id equal to that id, and a
+// retry keeps it.
+func TestAlertWebhookEventFormat(t *testing.T) {
+	st, pid := testStore(t)
+	hook := newReceiver(t, func(n int, _ received, w http.ResponseWriter) {
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable) // the retry must keep the id
+		}
+	})
+	secret := NewSecret()
+	addAlert(t, st, &store.Alert{ProjectID: pid, Name: "All", MinUrgency: 0, Channel: "webhook", Target: hook.URL, Secret: secret,
+		Filters: json.RawMessage(`{}`)})
+	mentionEvent(t, st, pid, mention("m1", "reddit", "negative", "broken", 90))
+	startWorker(t, st, WorkerConfig{Schedule: fastSchedule})
+	waitFor(t, 5*time.Second, "the alert and its retry", func() bool { return len(hook.got()) == 2 })
+
+	got := hook.got()
+	for i, r := range got {
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		keys := make([]string, 0, len(body))
+		for k := range body {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if strings.Join(keys, " ") != "created_at data id project_id type" {
+			t.Errorf("attempt %d: keys %v", i, keys)
+		}
+		var id, typ, projectID string
+		json.Unmarshal(body["id"], &id)
+		json.Unmarshal(body["type"], &typ)
+		json.Unmarshal(body["project_id"], &projectID)
+		if !strings.HasPrefix(id, "evt_") || r.ID != id {
+			t.Errorf("attempt %d: payload id %q, webhook-id %q; want the same evt_ id", i, id, r.ID)
+		}
+		if typ != "alert.triggered" || projectID != pid {
+			t.Errorf("attempt %d: type %q project %q", i, typ, projectID)
+		}
+	}
+	if got[0].ID != got[1].ID || !bytes.Equal(got[0].Body, got[1].Body) {
+		t.Errorf("the retry changed the event: %s %s / %s %s", got[0].ID, got[0].Body, got[1].ID, got[1].Body)
+	}
+	verifyNPM(t, []string{secret}, got)
 }
