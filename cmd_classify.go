@@ -1,14 +1,24 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"earshot/classify"
+	"earshot/collect"
 )
 
-// cmdClassify classifies JSON lines from stdin to stdout (CONTRACT §1).
+// cmdClassify classifies JSON lines from stdin to stdout (CONTRACT §1): one
+// output line per input line, in order, flushed as it comes. A line that
+// cannot be classified is answered with {"id","error"} and the rest go on;
+// the exit code is 1 when any line failed, with a count on stderr, so a
+// pipeline notices.
 func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := newFlags("classify", stderr, getenv, &cfg)
@@ -26,7 +36,14 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
-	return classify.RunJSONLines(ctx, c, stdin, stdout)
+	lines, failed, err := classifyLines(ctx, c, stdin, stdout)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d lines failed", failed, lines)
+	}
+	return nil
 }
 
 func parseClassifier(s string) (string, error) {
@@ -34,4 +51,132 @@ func parseClassifier(s string) (string, error) {
 		return "", errors.New("must be builtin or ollama")
 	}
 	return s, nil
+}
+
+// classifyIn is one input line; id is optional (echoed, null when absent).
+type classifyIn struct {
+	ID       json.RawMessage `json:"id"`
+	Text     *string         `json:"text"`
+	Source   string          `json:"source"`
+	Keywords []string        `json:"keywords"`
+}
+
+// classifyOut is one output line; Error is set instead of the
+// classification when the input line failed.
+type classifyOut struct {
+	ID         json.RawMessage `json:"id"`
+	Category   string          `json:"category,omitempty"`
+	Sentiment  string          `json:"sentiment,omitempty"`
+	Urgency    *int            `json:"urgency,omitempty"`
+	Summary    *string         `json:"ai_summary,omitempty"`
+	IsRelevant *bool           `json:"is_relevant,omitempty"`
+	Error      string          `json:"error,omitempty"`
+}
+
+// maxClassifyLine bounds one input line (16 MiB).
+const maxClassifyLine = 16 << 20
+
+// classifyLines answers each non-blank line of r with one line on w and
+// returns how many lines it answered and how many of them failed. It stops
+// at the end of r, on a read or write error, or when ctx ends.
+func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w io.Writer) (lines, failed int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	enc := json.NewEncoder(w) // one Write per line: nothing waits in a buffer
+	enc.SetEscapeHTML(false)
+	for lineNo := 1; ; lineNo++ {
+		if err := ctx.Err(); err != nil {
+			return lines, failed, err
+		}
+		line, tooLong, rerr := readClassifyLine(br)
+		if rerr != nil && rerr != io.EOF {
+			return lines, failed, fmt.Errorf("read input: %w", rerr)
+		}
+		if tooLong || strings.TrimSpace(line) != "" {
+			out := classifyLine(ctx, c, line, tooLong, lineNo)
+			lines++
+			if out.Error != "" {
+				failed++
+			}
+			if err := enc.Encode(out); err != nil {
+				return lines, failed, fmt.Errorf("write output: %w", err)
+			}
+		}
+		if rerr == io.EOF {
+			return lines, failed, nil
+		}
+	}
+}
+
+// readClassifyLine reads one line without its newline. A line over
+// maxClassifyLine is consumed whole and reported as tooLong.
+func readClassifyLine(br *bufio.Reader) (string, bool, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > maxClassifyLine {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return strings.TrimRight(string(buf), "\r\n"), tooLong, err
+	}
+}
+
+func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLong bool, lineNo int) *classifyOut {
+	null := json.RawMessage("null")
+	if tooLong {
+		return &classifyOut{ID: null, Error: fmt.Sprintf("line %d: longer than %d bytes", lineNo, maxClassifyLine)}
+	}
+	var in classifyIn
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return &classifyOut{ID: idOrNull(in.ID), Error: fmt.Sprintf("line %d: %s", lineNo, decodeProblem(err))}
+	}
+	id := idOrNull(in.ID)
+	if _, err := dec.Token(); err != io.EOF {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: more than one JSON value on the line", lineNo)}
+	}
+	if in.Text == nil {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: missing \"text\"", lineNo)}
+	}
+	if in.Source != "" && !contains(collect.Sources, in.Source) {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(collect.Sources, ", "))}
+	}
+	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: in.Keywords})
+	if err != nil {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: %v", lineNo, err)}
+	}
+	return &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
+		Summary: &res.Summary, IsRelevant: &res.IsRelevant}
+}
+
+// decodeProblem says what is wrong with an input line in the user's terms
+// (the decoder's own text names Go types).
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return "a line must be a JSON object"
+	case errors.As(err, &te):
+		want := map[string]string{"text": "a string", "source": "a string", "keywords": "a list of strings"}[te.Field]
+		return fmt.Sprintf("%q must be %s, not %s", te.Field, cmp.Or(want, "another type"), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field"):
+		return strings.TrimPrefix(err.Error(), "json: ") + ` (a line has "id", "text", "source" and "keywords")`
+	}
+	return "invalid JSON: " + err.Error()
+}
+
+// idOrNull is the id to echo: null when the line has none.
+func idOrNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
 }
