@@ -130,28 +130,60 @@ func ids(ms []*store.Mention) []string {
 }
 
 // TestPublicMentions: a public page lists relevant, not ignored mentions of
-// the last 90 days, testimonials first, each part newest first, up to the
-// limit.
+// the last 90 days that an own-brand monitor matched, testimonials first,
+// each part newest first, up to the limit. A post only competitor monitors
+// collected is not the brand's to publish.
 func TestPublicMentions(t *testing.T) {
 	st := openTest(t)
 	ctx := context.Background()
 	p, other := twoProjects(t, st)
 	now := time.Now().UTC()
+	ownGroup, err := st.CreateKeywordGroup(ctx, p.ID, "Acme", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rivalGroup, err := st.CreateKeywordGroup(ctx, p.ID, "Globex", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	monitor := func(name, groupName string, groupID *string) string {
+		m := &store.Monitor{ProjectID: p.ID, Name: name, Keywords: []string{name}, QueryMode: "any", Sources: []string{"x"}, Active: true,
+			ScanIntervalMinutes: 15, BackfillHours: 24, GroupName: groupName, GroupID: groupID}
+		if err := st.CreateMonitor(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	own := monitor("own", "my_brand", nil)
+	custom := monitor("custom", "custom", nil) // the default group_name
+	rival := monitor("rival", "competitors", nil)
+	ownFiled := monitor("own-filed", "custom", &ownGroup.ID)
+	rivalFiled := monitor("rival-filed", "custom", &rivalGroup.ID)
+	rivalNamedOwnGroup := monitor("rival-own-group", "competitors", &ownGroup.ID)
 	type row struct {
 		id, category string
 		ago          time.Duration
 		relevant     bool
+		monitors     []string
 	}
 	rows := []row{
-		{"t-new", "testimonial", time.Hour, true}, {"t-old", "testimonial", 30 * 24 * time.Hour, true},
-		{"t-ancient", "testimonial", 100 * 24 * time.Hour, true}, {"t-irrelevant", "testimonial", time.Hour, false},
-		{"t-ignored", "testimonial", 2 * time.Hour, true}, {"o-new", "complaint", 30 * time.Minute, true},
-		{"o-mid", "other", 5 * 24 * time.Hour, true}, {"o-old", "bug_report", 60 * 24 * time.Hour, true},
+		{"t-new", "testimonial", time.Hour, true, []string{own}}, {"t-old", "testimonial", 30 * 24 * time.Hour, true, []string{own}},
+		{"t-ancient", "testimonial", 100 * 24 * time.Hour, true, []string{own}}, {"t-irrelevant", "testimonial", time.Hour, false, []string{own}},
+		{"t-ignored", "testimonial", 2 * time.Hour, true, []string{own}}, {"o-new", "complaint", 30 * time.Minute, true, []string{own}},
+		{"o-mid", "other", 5 * 24 * time.Hour, true, []string{own}}, {"o-old", "bug_report", 60 * 24 * time.Hour, true, []string{own}},
+		// Who collected it decides.
+		{"t-rival", "testimonial", 10 * time.Minute, true, []string{rival}},
+		{"rival-and-own", "other", 20 * time.Minute, true, []string{rival, own}},
+		{"custom", "other", 40 * time.Minute, true, []string{custom}},
+		{"rival-filed", "other", 45 * time.Minute, true, []string{rivalFiled}},
+		{"own-filed", "other", 50 * time.Minute, true, []string{ownFiled}},
+		{"rival-own-group", "other", 55 * time.Minute, true, []string{rivalNamedOwnGroup}},
+		{"unlinked", "testimonial", 15 * time.Minute, true, nil},
 	}
 	var batch []store.NewMention
 	for _, r := range rows {
 		batch = append(batch, store.NewMention{Source: "x", ExternalID: r.id, Text: r.id, PublishedAt: now.Add(-r.ago), IsRelevant: r.relevant,
-			Category: r.category, Sentiment: "positive"})
+			Category: r.category, Sentiment: "positive", MonitorIDs: r.monitors})
 	}
 	res, err := st.IngestMentions(ctx, p.ID, 0, batch)
 	if err != nil {
@@ -164,24 +196,30 @@ func TestPublicMentions(t *testing.T) {
 			}
 		}
 	}
-	if _, err := st.IngestMentions(ctx, other.ID, 0, batch[:1]); err != nil {
+	elsewhere := batch[0]
+	elsewhere.MonitorIDs = nil
+	if _, err := st.IngestMentions(ctx, other.ID, 0, []store.NewMention{elsewhere}); err != nil {
 		t.Fatal(err)
 	}
 	for limit, want := range map[int]string{
-		10: "t-new t-old o-new o-mid o-old",
-		3:  "t-new t-old o-new",
+		10: "t-new t-old rival-and-own o-new custom own-filed rival-own-group o-mid o-old",
+		3:  "t-new t-old rival-and-own",
 		1:  "t-new",
 	} {
-		ms, err := st.PublicMentions(ctx, p.ID, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, m := range ms {
-			got = append(got, m.ExternalID)
-		}
-		if strings.Join(got, " ") != want {
-			t.Errorf("limit %d: %v, want %s", limit, got, want)
+		for _, capacity := range []int{0, 4000} { // walk the date order; fetch the category's rows
+			restore := store.SetRareFacetCap(capacity)
+			ms, err := st.PublicMentions(ctx, p.ID, limit)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.ExternalID)
+			}
+			if strings.Join(got, " ") != want {
+				t.Errorf("limit %d, cap %d: %v, want %s", limit, capacity, got, want)
+			}
 		}
 	}
 }

@@ -141,7 +141,24 @@ type MentionFilter struct {
 	Until                  *time.Time // published_at <  Until
 	// CollectedSince switches to sync mode: collected_at ascending.
 	CollectedSince *time.Time
+	// OwnBrand keeps mentions that at least one own-brand monitor matched
+	// (the public page; not shown in the API). See ownBrandLink.
+	OwnBrand bool
 }
+
+// ownBrandLink is true for a mention linked to a monitor of the brand's
+// own: group_name my_brand, or filed under a keyword group with is_own, or
+// neither competitors nor filed under a competitor group (custom, the
+// default, is the brand's own unless said otherwise). A mention only
+// competitor monitors matched fails it. It is a residual filter: the
+// mention's links are the head of mention_monitors' key and monitors and
+// keyword groups are read by key, so each candidate costs a few lookups
+// and the walk it filters stays in date order.
+const ownBrandLink = `EXISTS (SELECT 1 FROM mention_monitors l
+		JOIN monitors mo ON mo.id = l.monitor_id
+		LEFT JOIN keyword_groups g ON g.id = mo.group_id
+		WHERE l.mention_id = m.id AND (mo.group_name = 'my_brand' OR g.is_own = 1
+			OR (mo.group_name <> 'competitors' AND mo.group_id IS NULL)))`
 
 // Position is a keyset position: (published_at, id) or, in sync mode,
 // (collected_at, id).
@@ -317,6 +334,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	if f.NotCategory != "" {
 		add(`m.category <> ?`, f.NotCategory)
+	}
+	if f.OwnBrand {
+		add(ownBrandLink)
 	}
 	// since/until bound the publication date (in sync mode too).
 	if f.Since != nil {
@@ -530,13 +550,16 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 }
 
 // PublicMentions lists a public page's mentions of the last 90 days:
-// relevant ones not ignored, testimonials first, each part newest first.
-// Two bounded reads instead of sorting the whole window by category: the
-// page is public, and a window can hold a million mentions.
+// relevant ones not ignored that an own-brand monitor matched (a post only
+// competitor monitors collected is not the brand's to publish),
+// testimonials first, each part newest first. Two bounded reads instead of
+// sorting the whole window by category: the page is public, and a window
+// can hold a million mentions; the own-brand test is a residual filter on
+// those walks.
 func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
 	yes := true
 	since := time.Now().AddDate(0, 0, -90)
-	f := MentionFilter{ProjectID: projectID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial"}
+	f := MentionFilter{ProjectID: projectID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true}
 	out, err := s.ListMentions(ctx, f, nil, limit)
 	if err != nil || len(out) == limit {
 		return out, err

@@ -54,6 +54,9 @@ func TestMentionQueryPlans(t *testing.T) {
 		"search common":   {Search: "ab"},
 		"collected since": {CollectedSince: &since},
 		"monitor+status":  {MonitorID: "00000000-0000-4000-8000-000000000000", Status: "new"},
+		// The public page's two reads (PublicMentions).
+		"public testimonials": {IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true},
+		"public rest":         {IsRelevant: &yes, Since: &since, NotStatus: "ignored", NotCategory: "testimonial", OwnBrand: true},
 	}
 	for name, f := range cases {
 		f.ProjectID = p.ID
@@ -73,6 +76,9 @@ func TestMentionQueryPlans(t *testing.T) {
 			}
 			if !strings.Contains(plan, "INDEX") {
 				t.Errorf("%s: no index used:\n%s", name, plan)
+			}
+			if f.OwnBrand && (!strings.Contains(plan, "CORRELATED SCALAR SUBQUERY") || !strings.Contains(plan, "SEARCH l USING PRIMARY KEY (mention_id=?)")) {
+				t.Errorf("%s: the own-brand test is not a per-row lookup of the mention's links:\n%s", name, plan)
 			}
 		}
 	}
