@@ -22,6 +22,9 @@ import (
 
 	"earshot/capability"
 	"earshot/store"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -462,6 +465,12 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 		}
 	}
 	st, err := store.Open(ctx, cfg.DataDir)
+	if isReadOnly(err) {
+		// store.Open writes even to a database at the current schema (the
+		// schema check, the WAL index), so a read-only data dir fails with
+		// SQLite's "attempt to write a readonly database": say what to do.
+		return nil, nil, fmt.Errorf("the data dir %s is read-only for this user, and opening its database needs to write (schema check, WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, dbFile)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -470,6 +479,12 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}, newLogger(stderr, cfg.LogLevel))
 	return svc, func() { st.Close() }, nil
+}
+
+// isReadOnly reports SQLite's "attempt to write a readonly database" family.
+func isReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
 }
 
 // databaseExists reports, as an error for the user, a data dir that holds
