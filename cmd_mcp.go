@@ -19,8 +19,8 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var cfg Config
 	fs := newFlags("mcp", stderr, getenv, &cfg)
 	key := fs.String("key", getenv("EARSHOT_API_KEY"), "API key of the project (EARSHOT_API_KEY)")
-	fs.StringVar(&cfg.BaseURL, "base-url", getenv("EARSHOT_BASE_URL"), "public base URL, for docs links (EARSHOT_BASE_URL)")
-	fs.StringVar(&cfg.DocsURL, "docs-url", getenv("EARSHOT_DOCS_URL"), "docs URL (EARSHOT_DOCS_URL)")
+	fs.checkedVar(&cfg.BaseURL, "base-url", "EARSHOT_BASE_URL", "", "public base `URL`, for docs links", parseHTTPURL)
+	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL`", parseHTTPURL)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,9 +29,13 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return usagef("an API key is required: --key KEY or EARSHOT_API_KEY (create one with: earshot key create --project ID)")
 	}
 	if !strings.HasPrefix(token, "esk_") {
-		return usagef("--key must be an API key (esk_…)")
+		return usagef("the API key (--key or EARSHOT_API_KEY) must be an API key (esk_…)")
 	}
-	cfg.AllowPrivateWebhooks = getenv("EARSHOT_ALLOW_PRIVATE_WEBHOOKS") == "1"
+	allow, err := envSwitch(getenv, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS")
+	if err != nil {
+		return err
+	}
+	cfg.AllowPrivateWebhooks = allow
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

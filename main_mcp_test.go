@@ -194,3 +194,28 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// earshot mcp checks its settings like serve does.
+func TestMCPCommandChecksSettings(t *testing.T) {
+	data, key := mcpProject(t)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--base-url", "notaurl"}, nil, "base-url"},
+		{nil, map[string]string{"EARSHOT_DOCS_URL": "ftp://x"}, "EARSHOT_DOCS_URL"},
+		{nil, map[string]string{"EARSHOT_ALLOW_PRIVATE_WEBHOOKS": "yes"}, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS"},
+		{nil, map[string]string{"EARSHOT_API_KEY": "not-a-key"}, "EARSHOT_API_KEY"},
+	} {
+		env := map[string]string{"EARSHOT_API_KEY": key}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"mcp", "--data", data}, tc.args...), strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+		if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v %v: exit %d, stdout %q, stderr %q", tc.args, tc.env, code, out.String(), errb.String())
+		}
+	}
+}
