@@ -74,6 +74,12 @@ func fieldSchema(f capability.Field) map[string]any {
 		s = scalarSchema(t)
 		applyScalarRules(s, f, t.Kind())
 	}
+	if typ, ok := s["type"].(string); ok && f.Nullable {
+		s["type"] = []any{typ, "null"} // null is accepted and means absent
+		if enum, ok := s["enum"].([]any); ok {
+			s["enum"] = append(enum, nil)
+		}
+	}
 	if f.Doc != "" {
 		s["description"] = f.Doc
 	}
