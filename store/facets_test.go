@@ -178,7 +178,7 @@ func TestPublicMentions(t *testing.T) {
 		{"rival-filed", "other", 45 * time.Minute, true, []string{rivalFiled}},
 		{"own-filed", "other", 50 * time.Minute, true, []string{ownFiled}},
 		{"rival-own-group", "other", 55 * time.Minute, true, []string{rivalNamedOwnGroup}},
-		{"unlinked", "testimonial", 15 * time.Minute, true, nil},
+		{"unlinked", "testimonial", 15 * time.Minute, true, nil}, // not a competitor's: shown
 	}
 	var batch []store.NewMention
 	for _, r := range rows {
@@ -202,9 +202,9 @@ func TestPublicMentions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for limit, want := range map[int]string{
-		10: "t-new t-old rival-and-own o-new custom own-filed rival-own-group o-mid o-old",
-		3:  "t-new t-old rival-and-own",
-		1:  "t-new",
+		10: "unlinked t-new t-old rival-and-own o-new custom own-filed rival-own-group o-mid o-old",
+		3:  "unlinked t-new t-old",
+		1:  "unlinked",
 	} {
 		for _, capacity := range []int{0, 4000} { // walk the date order; fetch the category's rows
 			restore := store.SetRareFacetCap(capacity)

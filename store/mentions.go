@@ -146,19 +146,22 @@ type MentionFilter struct {
 	OwnBrand bool
 }
 
-// ownBrandLink is true for a mention linked to a monitor of the brand's
-// own: group_name my_brand, or filed under a keyword group with is_own, or
-// neither competitors nor filed under a competitor group (custom, the
-// default, is the brand's own unless said otherwise). A mention only
-// competitor monitors matched fails it. It is a residual filter: the
+// ownBrandLink is false only for a mention that competitor monitors alone
+// matched. A mention is the brand's when a monitor of the brand's own
+// matched it: group_name my_brand, or filed under a keyword group with
+// is_own, or neither competitors nor filed under a competitor group
+// (custom, the default, is the brand's own unless said otherwise). A
+// mention with no monitor link (stored by an import or a test, never by a
+// collector) is not a competitor's either. It is a residual filter: the
 // mention's links are the head of mention_monitors' key and monitors and
 // keyword groups are read by key, so each candidate costs a few lookups
 // and the walk it filters stays in date order.
-const ownBrandLink = `EXISTS (SELECT 1 FROM mention_monitors l
+const ownBrandLink = `(NOT EXISTS (SELECT 1 FROM mention_monitors l0 WHERE l0.mention_id = m.id)
+		OR EXISTS (SELECT 1 FROM mention_monitors l
 		JOIN monitors mo ON mo.id = l.monitor_id
 		LEFT JOIN keyword_groups g ON g.id = mo.group_id
 		WHERE l.mention_id = m.id AND (mo.group_name = 'my_brand' OR g.is_own = 1
-			OR (mo.group_name <> 'competitors' AND mo.group_id IS NULL)))`
+			OR (mo.group_name <> 'competitors' AND mo.group_id IS NULL))))`
 
 // Position is a keyset position: (published_at, id) or, in sync mode,
 // (collected_at, id).
@@ -550,8 +553,8 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 }
 
 // PublicMentions lists a public page's mentions of the last 90 days:
-// relevant ones not ignored that an own-brand monitor matched (a post only
-// competitor monitors collected is not the brand's to publish),
+// relevant ones not ignored, except posts only competitor monitors
+// collected (not the brand's to publish),
 // testimonials first, each part newest first. Two bounded reads instead of
 // sorting the whole window by category: the page is public, and a window
 // can hold a million mentions; the own-brand test is a residual filter on
