@@ -42,6 +42,10 @@ type Server struct {
 	// so guessing passwords is slow whatever the API rate limit is.
 	loginLimiter *limiter
 
+	// pageNotFound answers unknown non-API paths with an HTML page (set by
+	// the dashboard's mount); nil means the JSON envelope everywhere.
+	pageNotFound http.HandlerFunc
+
 	requests *metrics.Counter
 	latency  *metrics.Histogram
 }
@@ -69,6 +73,12 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	r.RedirectTrailingSlash = false
 	r.HandleMethodNotAllowed = true
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// A person who mistypes a dashboard address gets the dashboard's
+		// page; programs (the API, /mcp, docs, health) get the envelope.
+		if s.pageNotFound != nil && !machinePath(req.URL.Path) {
+			s.pageNotFound(w, req)
+			return
+		}
 		s.writeError(w, req, newRequestID(), "", capability.NotFound("route"))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -96,6 +106,17 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	s.mountAgents()
 	s.mountUI()
 	return s
+}
+
+// machinePath reports whether path belongs to a machine interface, whose
+// unknown routes answer the JSON error envelope.
+func machinePath(path string) bool {
+	for _, p := range []string{"/api/", "/mcp", "/docs", "/healthz", "/metrics"} {
+		if path == strings.TrimSuffix(p, "/") || strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // ServeHTTP implements http.Handler. HEAD is answered as GET without the
