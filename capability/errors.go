@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"earshot/store"
 )
@@ -78,7 +79,8 @@ func AsError(err error, what string) (e *Error, known bool) {
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound(what), true
 	case errors.Is(err, store.ErrConflict):
-		return Conflict(err.Error()), true
+		// "…: conflict" reads as noise to a person; the code says it.
+		return Conflict(strings.TrimSuffix(err.Error(), ": "+store.ErrConflict.Error())), true
 	}
 	return Internal(), false
 }

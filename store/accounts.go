@@ -26,7 +26,7 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash, fullName st
 	_, err := s.w.ExecContext(ctx, `INSERT INTO users(id,email,password_hash,full_name,created_at) VALUES (?,?,?,?,?)`,
 		u.ID, u.Email, u.PasswordHash, u.FullName, u.CreatedAt)
 	if isUnique(err) {
-		return nil, fmt.Errorf("user %s: %w", email, ErrConflict)
+		return nil, fmt.Errorf("a user with the email %s already exists: %w", email, ErrConflict)
 	}
 	if err != nil {
 		return nil, err

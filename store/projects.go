@@ -281,7 +281,7 @@ func (s *Store) AddMember(ctx context.Context, projectID, userID, role string) (
 		case err != nil:
 			return err
 		case cur == "owner":
-			return fmt.Errorf("the project owner's role cannot change: %w", ErrConflict)
+			return fmt.Errorf("this user owns the project, and the owner's role cannot change: %w", ErrConflict)
 		default:
 			if _, err := tx.ExecContext(ctx, `UPDATE memberships SET role = ? WHERE project_id = ? AND user_id = ?`, role, projectID, userID); err != nil {
 				return err
@@ -301,7 +301,7 @@ func (s *Store) UpdateMember(ctx context.Context, projectID, userID, role string
 		return err
 	}
 	if cur == "owner" {
-		return fmt.Errorf("the project owner's role cannot change: %w", ErrConflict)
+		return fmt.Errorf("this user owns the project, and the owner's role cannot change: %w", ErrConflict)
 	}
 	_, err = s.w.ExecContext(ctx, `UPDATE memberships SET role = ? WHERE project_id = ? AND user_id = ? AND role <> 'owner'`, role, projectID, userID)
 	return err
