@@ -17,7 +17,9 @@ import (
 // formValues turns HTML form (or query) values into the raw JSON values
 // Capability.Decode takes, guided by the declared field types, so forms get
 // exactly the validation REST and MCP get. query drops every empty value
-// (an empty filter control means "no filter").
+// (an empty filter control means "no filter"). A form keeps an empty text
+// field: a blanked name reaches the capability, which refuses it as REST
+// does, instead of being dropped and the rest of the form saved.
 func formValues(c *capability.Capability, vals url.Values, query bool) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for _, f := range c.Fields {
@@ -89,7 +91,9 @@ func fieldValue(f capability.Field, vs []string, query bool) (json.RawMessage, b
 	t := deref(f.Type)
 	switch t.Kind() {
 	case reflect.String:
-		if last == "" && !f.Required && (query || f.Format != "" || f.MinLen > 0 || len(f.Enum) > 0) {
+		// An empty select ("Any", "None") or format-checked control means
+		// "not set"; free text is sent as typed.
+		if last == "" && !f.Required && (query || f.Format != "" || len(f.Enum) > 0) {
 			return nil, false
 		}
 		return str(last), true
