@@ -67,3 +67,72 @@ func TestBlankNamesRefused(t *testing.T) {
 	_, body, _ := c.get("/account")
 	must(t, body, `<span class="muted">owner@example.com`)
 }
+
+// TestFailedEditFormsReopen: an item's edit form that fails comes back open,
+// with what was typed and the error next to its field, linked for screen
+// readers; the other items' forms keep their stored values.
+func TestFailedEditFormsReopen(t *testing.T) {
+	e := newEnv(t)
+	e.seed(1)
+	ctx := context.Background()
+	c := e.client()
+	c.login("owner@example.com")
+	for _, n := range []string{"First", "Second"} {
+		if st, _, _ := c.post("/a/create_alert", url.Values{"name": {n}, "channel": {"email"}, "target": {"ops@example.com"}, "min_urgency": {"70"}, "_back": {"/alerts"}}, true); st != http.StatusOK && st != http.StatusSeeOther {
+			t.Fatalf("create alert: %d", st)
+		}
+	}
+	as, _ := e.st.ListAlerts(ctx, e.proj.ID, false)
+	a := as[0]
+	k := "update_alert:" + a.ID
+
+	// Blank name and a bad target: the name's error, both typed values kept.
+	st, body, _ := c.post("/a/update_alert", url.Values{"_form": {k}, "id": {a.ID}, "name": {""}, "channel": {"email"}, "target": {"bad"}, "min_urgency": {"55"}, "digest": {"instant"}, "_back": {"/alerts"}}, true)
+	if st != http.StatusBadRequest {
+		t.Fatalf("bad alert edit: %d", st)
+	}
+	if n := strings.Count(body, "<details open>"); n != 1 {
+		t.Errorf("%d edit panels open, want 1", n)
+	}
+	must(t, body, `id="al-n-`+a.ID+`-err"`, `aria-invalid="true" aria-describedby="al-n-`+a.ID+`-err"`, `value="bad"`, `value="55"`)
+	// Then the target's error, next to the target.
+	_, body, _ = c.post("/a/update_alert", url.Values{"_form": {k}, "id": {a.ID}, "name": {"Renamed"}, "channel": {"email"}, "target": {"bad"}, "_back": {"/alerts"}}, true)
+	must(t, body, `id="al-t-`+a.ID+`-err"`, `value="Renamed"`)
+	if got, _ := e.st.ListAlerts(ctx, e.proj.ID, false); got[0].Name != a.Name || got[0].Target != "ops@example.com" {
+		t.Errorf("alert changed: %+v", got[0])
+	}
+
+	// A webhook with a bad URL: same.
+	if st, _, _ := c.post("/a/create_webhook", url.Values{"url": {"https://hooks.example/x"}, "events": {"mention.created"}, "_back": {"/webhooks"}}, true); st != http.StatusOK {
+		t.Fatalf("create webhook: %d", st)
+	}
+	whs, _ := e.st.ListWebhooks(ctx, e.proj.ID)
+	wh := whs[0]
+	st, body, _ = c.post("/a/update_webhook", url.Values{"_form": {"update_webhook:" + wh.ID}, "id": {wh.ID}, "url": {"ftp://typed.example/hook"}, "events": {"mention.updated"}, "_back": {"/webhooks"}}, true)
+	if st != http.StatusBadRequest {
+		t.Fatalf("bad webhook edit: %d", st)
+	}
+	must(t, body, `<details class="edit" open>`, `value="ftp://typed.example/hook"`, `id="wh-url-`+wh.ID+`-err"`, `aria-describedby="wh-url-`+wh.ID+`-err"`)
+	edit := body[strings.Index(body, `<details class="edit" open>`):]
+	edit = edit[:strings.Index(edit, "</details>")]
+	if strings.Contains(edit, `value="mention.created" checked`) || !strings.Contains(edit, `value="mention.updated" checked`) {
+		t.Error("the typed events are not kept")
+	}
+
+	// A category label over 80 characters: the typed label stays.
+	long := strings.Repeat("L", 81)
+	st, body, _ = c.post("/a/update_category", url.Values{"_form": {"update_category:complaint"}, "id": {"complaint"}, "label": {long}, "description": {"typed"}, "_back": {"/categories"}}, true)
+	if st != http.StatusBadRequest {
+		t.Fatalf("long label: %d", st)
+	}
+	must(t, body, `value="`+long+`"`, `id="c-l-complaint-err"`, `aria-describedby="c-l-complaint-err"`, ">typed</textarea>")
+	if strings.Count(body, `class="field-error"`) != 1 {
+		t.Error("the error is shown on more than one category")
+	}
+
+	// Create forms and the inbox filters link their errors the same way.
+	_, body, _ = c.post("/a/create_monitor", url.Values{"name": {strings.Repeat("n", 81)}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	must(t, body, `id="mf-name-err"`, `aria-invalid="true" aria-describedby="mf-name-err"`)
+	_, body, _ = c.get("/?min_urgency=500")
+	must(t, body, `id="f-minu-err"`, `aria-invalid="true" aria-describedby="f-minu-err"`)
+}

@@ -207,7 +207,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	o := u.run(r.Context(), p, name, form, false)
 	if o.Err != nil {
-		u.rerender(w, r, back, &actionState{err: o.Err, cap: name, form: form})
+		u.rerender(w, r, back, &actionState{err: o.Err, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
 		return
 	}
 	switch name {
@@ -235,6 +235,15 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	u.setCookie(w, flashCookie, url.QueryEscape(msg), 60)
 	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// formKey is the key of the submitted form: its _form field when that names
+// a form of this capability ("update_alert:{id}"), else the capability.
+func formKey(capName, sent string) string {
+	if strings.HasPrefix(sent, capName+":") {
+		return sent
+	}
+	return capName
 }
 
 // rerender renders the GET page at back with the action's state.

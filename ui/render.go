@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"earshot/capability"
 	"earshot/store"
 )
 
@@ -29,6 +30,13 @@ var funcs = template.FuncMap{
 	"sourceIcon": sourceIcon,
 	"sourceName": sourceName,
 	"byline":     byline,
+	"fe":         fieldErr,
+	"paramErr": func(e *capability.Error, param string) string {
+		if e == nil || e.Param != param {
+			return ""
+		}
+		return e.Message
+	},
 	"urgencyClass": func(n int) string {
 		switch {
 		case n >= 70:

@@ -14,6 +14,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"errors"
+	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -242,6 +243,7 @@ type page struct {
 	Flash    string
 	Err      *capability.Error // the failed action being re-rendered
 	ErrCap   string            // its capability
+	ErrForm  string            // which form failed: its _form key, else ErrCap
 	Result   any               // a successful action's output shown once (secrets)
 	ResCap   string
 	Form     url.Values // the submitted form, to refill the controls
@@ -266,9 +268,19 @@ func (p *page) FieldErr(field string) string {
 	return ""
 }
 
-// FormErr is the message of the failed action when no shown field takes it.
-func (p *page) FormErr(capName string, fields ...string) string {
-	if p.Err == nil || (capName != "" && p.ErrCap != capName) {
+// A form key names one form on a page: the capability's name for a page's
+// only form of it (the create forms), "capability:id" for one item's edit
+// form among many (sent as the hidden _form field). The helpers below take
+// a key, so a failed edit re-renders that item's form open, with its typed
+// values and its errors, and leaves the others as stored.
+
+// Failed reports whether the form key is the one that failed.
+func (p *page) Failed(key string) bool { return p.Err != nil && p.ErrForm == key }
+
+// FormErr is the message of the failed form key when no shown field takes
+// it ("" as the key: any failed form).
+func (p *page) FormErr(key string, fields ...string) string {
+	if p.Err == nil || (key != "" && p.ErrForm != key) {
 		return ""
 	}
 	for _, f := range fields {
@@ -279,18 +291,17 @@ func (p *page) FormErr(capName string, fields ...string) string {
 	return p.Err.Message
 }
 
-// ErrFor is FieldErr limited to one capability's form.
-func (p *page) ErrFor(capName, field string) string {
-	if p.ErrCap != capName {
+// ErrFor is FieldErr limited to one form key.
+func (p *page) ErrFor(key, field string) string {
+	if p.ErrForm != key {
 		return ""
 	}
 	return p.FieldErr(field)
 }
 
-// V refills a control: the submitted value of the failed form of capName,
-// else def.
-func (p *page) V(capName, field string, def any) any {
-	if p.Form != nil && p.ErrCap == capName {
+// V refills a control: the submitted value of the failed form key, else def.
+func (p *page) V(key, field string, def any) any {
+	if p.Form != nil && p.Err != nil && p.ErrForm == key {
 		if vs, ok := p.Form[field]; ok {
 			return strings.Join(vs, "\n")
 		}
@@ -300,10 +311,26 @@ func (p *page) V(capName, field string, def any) any {
 
 type actionKey struct{}
 
+// fieldState is one control's error: its message and the control's id.
+// The error paragraph gets the id "{id}-err" and the control names it in
+// aria-describedby, so a screen reader reads the error with the field.
+type fieldState struct{ ID, Msg string }
+
+func fieldErr(id, msg string) fieldState { return fieldState{ID: id, Msg: msg} }
+
+// Attrs marks the control invalid when it has an error.
+func (f fieldState) Attrs() template.HTMLAttr {
+	if f.Msg == "" {
+		return ""
+	}
+	return template.HTMLAttr(` aria-invalid="true" aria-describedby="` + template.HTMLEscapeString(f.ID) + `-err"`)
+}
+
 // actionState is carried into a page re-rendered after a POST.
 type actionState struct {
 	err    *capability.Error
 	cap    string
+	key    string // the form key (see Failed)
 	form   url.Values
 	result any
 }
@@ -339,9 +366,12 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		u.setCookie(w, flashCookie, "", -1)
 	}
 	if st, ok := r.Context().Value(actionKey{}).(*actionState); ok {
-		pg.Err, pg.ErrCap, pg.Form = st.err, st.cap, st.form
+		pg.Err, pg.ErrCap, pg.ErrForm, pg.Form = st.err, st.cap, st.key, st.form
+		if pg.ErrForm == "" {
+			pg.ErrForm = st.cap
+		}
 		if st.err == nil {
-			pg.Result, pg.ResCap, pg.ErrCap = st.result, st.cap, ""
+			pg.Result, pg.ResCap, pg.ErrCap, pg.ErrForm = st.result, st.cap, "", ""
 		} else {
 			pg.Status = st.err.Status
 		}
