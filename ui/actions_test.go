@@ -254,7 +254,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Errorf("write to archived: %d", st)
 	}
 	_, body, _ = c.get("/usage")
-	must(t, body, "Mentions used", "role=\"meter\"")
+	must(t, body, "Mentions used", `<meter id="quota"`)
 }
 
 func TestProjectSwitcher(t *testing.T) {

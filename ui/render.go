@@ -87,12 +87,9 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%d days", h/24)
 	},
-	"safeCSS": func(s string) template.CSS {
-		if strings.HasPrefix(s, "#") && len(s) == 7 {
-			return template.CSS(s)
-		}
-		return ""
-	},
+	// The usage meter turns amber from 80 % of the quota and red at 100 %.
+	"quotaLow":  func(n int) int { return n * 8 / 10 },
+	"quotaHigh": func(n int) int { return max(n-1, 0) },
 	"filterText": func(raw json.RawMessage) string {
 		q := viewQuery(raw)
 		var parts []string
