@@ -3,9 +3,11 @@ package server
 import "earshot/ui"
 
 // mountUI mounts the dashboard and the public pages (package ui), a thin
-// binding over the same capability service as REST and MCP.
+// binding over the same capability service as REST and MCP. Unknown
+// non-API addresses get the dashboard's HTML "Page not found".
 func (s *Server) mountUI() {
 	u := ui.New(s.svc)
 	u.AllowLogin = func(email string) bool { return s.loginLimiter.allow(email) }
 	u.Mount(s.Router)
+	s.pageNotFound = u.NotFound
 }

@@ -43,7 +43,7 @@ func TestNoInlineStyles(t *testing.T) {
 	mentions := e.ingest(1, "one")
 	pages := []string{"/", "/?min_urgency=500", "/monitors", "/monitors/new", "/monitors/" + ms[0].ID, "/mentions/" + mentions[0].ID,
 		"/groups", "/alerts", "/webhooks", "/webhooks/" + whs[0].ID, "/categories", "/members", "/keys", "/account", "/usage",
-		"/settings", "/projects/new", "/p/" + e.proj.Slug}
+		"/settings", "/projects/new", "/doesnotexist", "/p/" + e.proj.Slug}
 	check := func(what, body string, h http.Header) {
 		t.Helper()
 		if m := inlineStyle.FindString(body); m != "" {
@@ -61,7 +61,7 @@ func TestNoInlineStyles(t *testing.T) {
 	_, body, h := c.post("/a/create_alert", url.Values{"name": {""}, "target": {"x"}, "_back": {"/alerts"}}, true)
 	check("failed create_alert", body, h)
 	anon := e.client()
-	for _, p := range []string{"/login", "/p/" + e.proj.Slug} {
+	for _, p := range []string{"/login", "/doesnotexist", "/p/" + e.proj.Slug} {
 		_, body, h := anon.get(p)
 		check(p+" logged out", body, h)
 	}

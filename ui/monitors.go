@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -60,6 +61,10 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
+		if isMissing(o.Err) {
+			u.notFoundPage(w, r, pg)
+			return
+		}
 		if o.Err != nil {
 			u.failPage(w, pg, o.Err)
 			return
@@ -102,4 +107,34 @@ func (u *UI) failPage(w http.ResponseWriter, pg *page, e *capability.Error) {
 	}
 	pg.Data = e
 	u.render(w, pg, "fail")
+}
+
+// isMissing reports whether an item read failed because the path names no
+// item: not found, or an id that cannot be one (not a UUID). A person
+// following a stale or mistyped link gets "Page not found" either way.
+func isMissing(e *capability.Error) bool {
+	return e != nil && (e.Status == http.StatusNotFound || e.Status == http.StatusBadRequest && e.Param == "id")
+}
+
+// notFoundPage is the dashboard's 404: the layout, so the navigation leads
+// back.
+func (u *UI) notFoundPage(w http.ResponseWriter, r *http.Request, pg *page) {
+	pg.Title, pg.Nav, pg.Status, pg.Data = "Page not found", "", http.StatusNotFound, r.URL.Path
+	u.render(w, pg, "notfound")
+}
+
+// NotFound answers the addresses no route takes (the server's hook for
+// non-API paths): the dashboard's 404 page for a logged-in user, a plain
+// page with a link to log in for anyone else.
+func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		if !errors.Is(err, errNoSession) {
+			u.log.Error("ui not found", "path", r.URL.Path, "err", err)
+		}
+		u.renderBare(w, http.StatusNotFound, "error", map[string]any{"Title": "Page not found", "LogIn": true,
+			"Message": "There is no page at this address."})
+		return
+	}
+	u.notFoundPage(w, r, u.newPage(w, r, s))
 }

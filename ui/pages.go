@@ -88,6 +88,10 @@ func (u *UI) webhookDeliveries(w http.ResponseWriter, r *http.Request, pg *page,
 		}
 	}
 	o := u.run(r.Context(), pg.P, "list_webhook_deliveries", q, true)
+	if isMissing(o.Err) {
+		u.notFoundPage(w, r, pg)
+		return
+	}
 	if o.Err != nil {
 		u.failPage(w, pg, o.Err)
 		return
