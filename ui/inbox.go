@@ -287,22 +287,20 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 }
 
 // mention shows one mention with its triage controls: the target of the
-// links in alert emails and Slack messages ({base}/mentions/{id}).
+// links in alert emails and Slack messages ({base}/mentions/{id}). It has
+// its own heading and a way back, not the inbox's filters.
 func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
-	ctx := r.Context()
 	pg.Title, pg.Nav = "Mention", "inbox"
-	d := &inboxData{Q: url.Values{}, Options: filterOptions, PollFrom: store.FormatTime(u.now())}
-	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P)}
-	o := u.exec(ctx, pg.P, "get_mention", &capability.IDPath{ID: ps.ByName("id")})
-	if o.Err != nil {
-		d.QueryErr = o.Err
-		pg.Status = o.Err.Status
-		if o.Err.Status == http.StatusBadRequest {
-			pg.Status = http.StatusNotFound
-		}
-	} else {
-		d.Rows.Items = []*store.Mention{o.Data.(*store.Mention)}
+	o := u.exec(r.Context(), pg.P, "get_mention", &capability.IDPath{ID: ps.ByName("id")})
+	if isMissing(o.Err) {
+		u.notFoundPage(w, r, pg)
+		return
 	}
-	pg.Data = d
-	u.render(w, pg, "inbox")
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	pg.Data = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+		Items: []*store.Mention{o.Data.(*store.Mention)}}
+	u.render(w, pg, "mention")
 }

@@ -15,7 +15,7 @@ func TestPageNotFound(t *testing.T) {
 	c := e.client()
 	c.login("owner@example.com")
 	for _, p := range []string{"/doesnotexist", "/monitors/nope", "/monitors/00000000-0000-4000-8000-000000000000",
-		"/webhooks/nope", "/webhooks/00000000-0000-4000-8000-000000000000"} {
+		"/webhooks/nope", "/webhooks/00000000-0000-4000-8000-000000000000", "/mentions/nope", "/mentions/00000000-0000-4000-8000-000000000000"} {
 		st, body, h := c.get(p)
 		if st != http.StatusNotFound || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 			t.Errorf("%s: %d %q", p, st, h.Get("Content-Type"))

@@ -410,6 +410,13 @@ func TestMentionPageFromAlertLink(t *testing.T) {
 	if st != http.StatusOK || !strings.Contains(body, ms[0].Text) {
 		t.Fatalf("mention page: %d", st)
 	}
+	// Its own heading and a way back; not the inbox's heading, filters or views.
+	must(t, body, "<h1>Mention</h1>", `<a href="/">← Inbox</a>`, `class="btn-small st-btn"`)
+	for _, inbox := range []string{"<h1>Inbox</h1>", `class="filters"`, "All mentions", `id="f-search"`} {
+		if strings.Contains(body, inbox) {
+			t.Errorf("mention page shows the inbox's %q", inbox)
+		}
+	}
 	if st, _, _ := c.get("/mentions/00000000-0000-4000-8000-000000000000"); st != http.StatusNotFound {
 		t.Fatalf("unknown mention: %d", st)
 	}
