@@ -34,10 +34,14 @@ type Query struct {
 	FeedURLs        []string
 	ReviewURLs      []string
 	// Since is the oldest publication time wanted: now-backfill on the first
-	// scan, the previous high-water mark afterwards.
+	// scan; afterwards the last successful scan minus an overlap, for posts
+	// the platform indexed late. Collectors bound their requests by Since,
+	// not by the newest post they saw before (that would skip a post
+	// published earlier but indexed after the last scan); the pipeline
+	// dedupes what the overlap fetches again.
 	Since time.Time
 	// State is the opaque string the collector returned in the previous
-	// Batch for this monitor ("" on the first scan), e.g. a since_id.
+	// Batch for this monitor ("" on the first scan), e.g. X's since_id.
 	State string
 }
 

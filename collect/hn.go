@@ -26,7 +26,8 @@ type HNConfig struct {
 }
 
 // HN searches Hacker News stories and comments, newest first, through
-// Algolia's search_by_date. State is the highest created_at_i seen.
+// Algolia's search_by_date. It keeps no State: each scan asks for the
+// scheduler's window (q.Since), which overlaps the previous one.
 type HN struct {
 	cfg  HNConfig
 	http *HTTP
@@ -97,32 +98,21 @@ func hnSearches(q Query) []hnSearch {
 	return out
 }
 
-// Fetch returns stories and comments created after the previous scan's
-// high-water mark (or at/after q.Since on the first scan).
+// Fetch returns stories and comments created at or after q.Since. The
+// bound is the scheduler's scan window, not the newest hit seen before:
+// Algolia indexes some items minutes late, and a high-water mark would
+// skip an item published before the newest one but indexed after the last
+// scan. The window overlaps the previous scan; the pipeline's dedupe makes
+// the refetched overlap harmless.
 func (h *HN) Fetch(ctx context.Context, q Query) (Batch, error) {
 	lo := max(q.Since.Unix()-1, 0) // created_at_i > lo  ⇔  at or after Since
-	var last int64
-	if q.State != "" {
-		v, err := strconv.ParseInt(q.State, 10, 64)
-		if err != nil {
-			return Batch{}, fmt.Errorf("hn: bad state %q: %w", q.State, err)
-		}
-		last = v
-		if v > lo {
-			lo = v
-		}
-	}
 	hi := h.cfg.Now().Unix()
-	b := Batch{State: q.State}
+	var b Batch
 	seen := map[string]bool{}
-	high := last
 	for _, s := range hnSearches(q) {
-		if err := h.window(ctx, s, lo, hi, seen, &b.Posts, &high); err != nil {
+		if err := h.window(ctx, s, lo, hi, seen, &b.Posts); err != nil {
 			return Batch{}, err
 		}
-	}
-	if high > last {
-		b.State = strconv.FormatInt(high, 10)
 	}
 	return b, nil
 }
@@ -130,7 +120,7 @@ func (h *HN) Fetch(ctx context.Context, q Query) (Batch, error) {
 // window collects every hit with lo < created_at_i <= hi. When Algolia
 // reports more hits than it lets us page through, the range is bisected so
 // nothing is lost.
-func (h *HN) window(ctx context.Context, s hnSearch, lo, hi int64, seen map[string]bool, posts *[]Post, high *int64) error {
+func (h *HN) window(ctx context.Context, s hnSearch, lo, hi int64, seen map[string]bool, posts *[]Post) error {
 	if hi <= lo {
 		return nil
 	}
@@ -144,18 +134,15 @@ func (h *HN) window(ctx context.Context, s hnSearch, lo, hi int64, seen map[stri
 		}
 		if page == 0 && *p.NbHits > hnMaxHits && hi-lo > 1 {
 			mid := lo + (hi-lo)/2
-			if err := h.window(ctx, s, mid, hi, seen, posts, high); err != nil {
+			if err := h.window(ctx, s, mid, hi, seen, posts); err != nil {
 				return err
 			}
-			return h.window(ctx, s, lo, mid, seen, posts, high)
+			return h.window(ctx, s, lo, mid, seen, posts)
 		}
 		for _, hit := range *p.Hits {
 			post, err := hit.post()
 			if err != nil {
 				return err
-			}
-			if hit.CreatedAtI > *high {
-				*high = hit.CreatedAtI
 			}
 			if !seen[post.ExternalID] {
 				seen[post.ExternalID] = true

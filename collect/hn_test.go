@@ -52,9 +52,6 @@ func TestHNFetchPagesAndNormalises(t *testing.T) {
 	if len(b.Posts) != 5 {
 		t.Fatalf("%d posts, want 5", len(b.Posts))
 	}
-	if b.State != "1714565400" {
-		t.Errorf("State = %q", b.State)
-	}
 	byID := map[string]Post{}
 	for _, p := range b.Posts {
 		byID[p.ExternalID] = p
@@ -86,35 +83,6 @@ func TestHNFetchPagesAndNormalises(t *testing.T) {
 	deleted := byID["39799980"]
 	if deleted.AuthorHandle != "" || len(deleted.Engagement) != 0 {
 		t.Errorf("deleted-author story = %+v", deleted)
-	}
-}
-
-func TestHNIncrementalAsksOnlyForNewer(t *testing.T) {
-	var log requestLog
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.add(r)
-		w.Write(readFixture(t, "hn/empty.json"))
-	}))
-	defer srv.Close()
-	c := NewHN(HNConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(hnNow)})
-	b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme", "globex"}, Since: hnNow.Add(-48 * time.Hour), State: "1714565400"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b.Posts) != 0 || b.State != "1714565400" {
-		t.Errorf("batch = %+v, want empty with state kept", b)
-	}
-	reqs := log.all()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want one per keyword", len(reqs))
-	}
-	for _, r := range reqs {
-		if f := r.URL.Query().Get("numericFilters"); !strings.HasPrefix(f, "created_at_i>1714565400,") {
-			t.Errorf("numericFilters = %q, want created_at_i>state", f)
-		}
-	}
-	if _, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, State: "garbage"}); err == nil {
-		t.Error("bad state accepted")
 	}
 }
 
@@ -239,9 +207,6 @@ func TestHNSplitsRangePast1000Hits(t *testing.T) {
 			t.Fatalf("duplicate %s", p.ExternalID)
 		}
 		seen[p.ExternalID] = true
-	}
-	if want := strconv.FormatInt(now.Unix()-1, 10); b.State != want {
-		t.Errorf("State = %q, want %q", b.State, want)
 	}
 	t.Logf("%d requests for 2500 hits", fake.requests)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -43,8 +42,9 @@ type RedditConfig struct {
 	MaxPages     int // per query and scan; default 10 (listings end near 1,000 items)
 }
 
-// Reddit searches posts (t3) sorted by new. State is the newest post seen,
-// as "<created_utc>:<fullname>".
+// Reddit searches posts (t3) sorted by new. It keeps no State: each scan
+// pages back to the scheduler's window (q.Since), which overlaps the
+// previous one.
 type Reddit struct {
 	cfg  RedditConfig
 	http *HTTP
@@ -110,55 +110,28 @@ type redditThing struct {
 	CreatedUTC  *float64 `json:"created_utc"`
 }
 
-// redditMark is a position in the sort=new listing.
-type redditMark struct {
-	created float64
-	name    string
-}
-
-func parseRedditState(s string) (redditMark, error) {
-	if s == "" {
-		return redditMark{}, nil
-	}
-	ts, name, ok := strings.Cut(s, ":")
-	c, err := strconv.ParseFloat(ts, 64)
-	if !ok || err != nil {
-		return redditMark{}, fmt.Errorf("reddit: bad state %q", s)
-	}
-	return redditMark{created: c, name: name}, nil
-}
-
-func (m redditMark) String() string {
-	return strconv.FormatFloat(m.created, 'f', -1, 64) + ":" + m.name
-}
-
-// Fetch pages each query's sort=new listing until it reaches the previous
-// scan's newest post or a post older than q.Since.
+// Fetch pages each query's sort=new listing until it reaches a post older
+// than q.Since (or MaxPages). It does not stop at the newest post the
+// previous scan saw: Reddit's search index takes some posts minutes late,
+// and such a post sits below that one in the listing. The scheduler's
+// window overlaps the previous scan for exactly these posts; the
+// pipeline's dedupe makes the refetched overlap harmless.
 func (r *Reddit) Fetch(ctx context.Context, q Query) (Batch, error) {
-	last, err := parseRedditState(q.State)
-	if err != nil {
-		return Batch{}, err
-	}
 	floor := float64(q.Since.Unix())
 	if q.Since.IsZero() {
 		floor = 0
 	}
-	floor = math.Max(floor, last.created)
-	newest := last
-	b := Batch{State: q.State}
+	var b Batch
 	seen := map[string]bool{}
 	for _, term := range redditQueries(q) {
-		if err := r.search(ctx, term, floor, last.name, seen, &b.Posts, &newest); err != nil {
+		if err := r.search(ctx, term, floor, seen, &b.Posts); err != nil {
 			return Batch{}, err
 		}
-	}
-	if newest != last {
-		b.State = newest.String()
 	}
 	return b, nil
 }
 
-func (r *Reddit) search(ctx context.Context, term string, floor float64, stopAt string, seen map[string]bool, posts *[]Post, newest *redditMark) error {
+func (r *Reddit) search(ctx context.Context, term string, floor float64, seen map[string]bool, posts *[]Post) error {
 	base := r.cfg.BaseURL + "/search.json"
 	if r.oauth() {
 		base = r.cfg.OAuthBaseURL + "/search"
@@ -184,11 +157,8 @@ func (r *Reddit) search(ctx context.Context, term string, floor float64, stopAt 
 			if t.Name == "" || t.CreatedUTC == nil || t.Permalink == "" {
 				return fmt.Errorf("reddit: %w: child without name, created_utc or permalink", errMalformed)
 			}
-			if (stopAt != "" && t.Name == stopAt) || *t.CreatedUTC < floor {
+			if *t.CreatedUTC < floor {
 				return nil
-			}
-			if *t.CreatedUTC > newest.created {
-				*newest = redditMark{created: *t.CreatedUTC, name: t.Name}
 			}
 			if !seen[t.Name] {
 				seen[t.Name] = true

@@ -74,8 +74,8 @@ type YouTubeConfig struct {
 }
 
 // YouTube finds new videos with search.list (order=date) and reads their
-// counters with videos.list, within a daily quota-unit budget. State is the
-// newest publishedAt seen (RFC 3339).
+// counters with videos.list, within a daily quota-unit budget. It keeps no
+// State: each scan searches the scheduler's window (q.Since).
 type YouTube struct {
 	cfg  YouTubeConfig
 	http *HTTP
@@ -137,27 +137,19 @@ type youtubeVideosPage struct {
 // engagement keys; missing ones (hidden likes, disabled comments) are left out.
 var youtubeCounters = []string{"viewCount", "likeCount", "commentCount"}
 
-// Fetch searches videos published since the previous scan's newest video
-// (or q.Since), then reads their statistics.
+// Fetch searches videos published at or after q.Since, then reads their
+// statistics. publishedAfter is the scheduler's window, not the newest video
+// seen before: search indexes some videos late, and a high-water mark would
+// skip one published before the newest but indexed after the last scan.
+// The overlap costs no extra search page in a normal scan (a page holds
+// 50 videos) and the pipeline's dedupe drops the repeats.
 func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 	after := q.Since.UTC()
-	var last time.Time
-	if q.State != "" {
-		t, err := time.Parse(time.RFC3339Nano, q.State)
-		if err != nil {
-			return Batch{}, fmt.Errorf("youtube: bad state %q: %w", q.State, err)
-		}
-		last = t.UTC()
-		if last.After(after) {
-			after = last
-		}
-	}
 	term := youtubeQuery(q)
-	b := Batch{State: q.State}
+	var b Batch
 	if term == "" {
 		return b, nil
 	}
-	newest := last
 	var ids []string
 	byID := map[string]*Post{}
 	v := url.Values{}
@@ -189,9 +181,6 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 			if err != nil {
 				return Batch{}, fmt.Errorf("youtube: %w: video %s: %v", errMalformed, it.ID.VideoID, err)
 			}
-			if published.After(newest) {
-				newest = published
-			}
 			if byID[it.ID.VideoID] != nil || published.Before(after) {
 				continue
 			}
@@ -216,9 +205,6 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 	}
 	for _, id := range ids {
 		b.Posts = append(b.Posts, *byID[id])
-	}
-	if newest.After(last) {
-		b.State = newest.Format(time.RFC3339Nano)
 	}
 	return b, nil
 }
