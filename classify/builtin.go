@@ -2,6 +2,7 @@ package classify
 
 import (
 	"context"
+	"math"
 	"strings"
 
 	"earshot/classify/internal/catmodel"
@@ -59,6 +60,11 @@ func (b *Builtin) classify(in Input) Result {
 	if len(text) > maxAnalyzed {
 		text = truncateUTF8(text, maxAnalyzed)
 	}
+	if strings.ContainsAny(text, "<&") {
+		// The rules read the words a reader sees: tags and entities would
+		// split "deleted all <b>my</b> data" and hide its signals.
+		text = cleanText(text)
+	}
 	a := analyze(text)
 	rel := judgeRelevance(a, in)
 
@@ -78,9 +84,16 @@ func (b *Builtin) classify(in Input) Result {
 	}
 	reasons = append(reasons, urg.Reasons...)
 	reasons = append(reasons, rel.Reason)
+	sentiment := a.sent.Label
+	if category == "product_idea" && math.Abs(a.sent.Compound) < 0.5 {
+		// A request is not a feeling: "please add", "I wish" and "would
+		// love" carry positive words, "missing" and "can't" negative
+		// ones, but a calm feature idea is neutral.
+		sentiment = "neutral"
+	}
 	return Result{
 		Category:   category,
-		Sentiment:  a.sent.Label,
+		Sentiment:  sentiment,
 		Urgency:    urg.Score,
 		Summary:    Summarize(in.Text, in.Keywords),
 		IsRelevant: rel.Relevant,

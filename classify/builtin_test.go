@@ -29,6 +29,9 @@ func TestSentimentRules(t *testing.T) {
 		{"empty", "", "neutral"},
 		{"non-English", "これは素晴らしいアプリです", "neutral"},
 		{"free plan is a plan", "They are moving me to the free plan", "neutral"},
+		{"German is not scored with English words", "Das ist die beste App, ich bin sehr zufrieden", "neutral"},
+		{"emoji still count in other languages", "Das ist die beste App 😍😍", "positive"},
+		{"a product is a joke", "Their customer service is a joke", "negative"},
 		{"free as praise", "Feeling free at last", "positive"},
 	}
 	for _, tc := range tests {
@@ -97,6 +100,13 @@ func TestCategoryRules(t *testing.T) {
 		{"Rumour: Initech is closing its free tier and deleting free workspaces next month.", "other"},
 		{"Initech sync is broken since the update, my boards are empty", "bug_report"},
 		{"Is Initech down for anyone else? Stuck on a spinner", "bug_report"},
+		// Complaints are grievances about the company, misinformation a
+		// rumour passed on, testimonials praise without a crash cue.
+		{"Acme raised its prices again and support closed my ticket without reading it. Not happy.", "complaint"},
+		{"Acme is not worth the money anymore, ads everywhere in a paid app.", "complaint"},
+		{"PSA: heard from an insider that Acme secretly sells your data. Don't install it.", "misinformation"},
+		{"Shoutout to the Acme team, worth every penny.", "testimonial"},
+		{"Acme is down for everyone, the whole site is unreachable.", "bug_report"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want+"/"+tc.text, func(t *testing.T) {
@@ -185,6 +195,9 @@ func TestUrgency(t *testing.T) {
 		"your app deleted all my data!!! years of notes gone",
 		"Acme is down again, outage for the whole team",
 		"My Acme account was hacked and there's a data breach",
+		"No way, Acme deleted all my data",                       // "no" in another clause denies nothing
+		"<p>Acme deleted all <b>my</b> data</p>",                 // tags do not hide the words
+		"I can't believe Acme lost all my data after the update", // nor does disbelief
 	}
 	for _, text := range urgent {
 		r, _ := b.Classify(ctx, Input{Text: text})
@@ -196,6 +209,8 @@ func TestUrgency(t *testing.T) {
 		"It would be great if you could add a dark mode",
 		"Feature request: please add CSV export, would love it",
 		"Acme is lovely, highly recommend",
+		"Acme has never lost my data in five years", // a denied signal is no signal
+		"No outage, no data loss: Acme just works",
 	}
 	for _, text := range calm {
 		r, _ := b.Classify(ctx, Input{Text: text, AuthorFollowers: 50_000_000, Engagement: map[string]int64{"likes": 1e6, "shares": 1e5}})

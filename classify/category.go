@@ -48,6 +48,9 @@ var bugCues = newCueList([]cue{
 	{"timeout", 1}, {"timed out", 1}, {"500", 0.3}, {"404", 0.6}, {"exception", 1}, {"stack trace", 1.5}, {"outage", 1}, {"is down", 1},
 	{"not responding", 1.2}, {"unresponsive", 1}, {"keeps", 0.4}, {"no longer", 0.8}, {"problem", 0.6}, {"issue", 0.6}, {"issues", 0.6},
 	{"anyone else", 0.4}, {"battery", 0.4}, {"locked out", 1}, {"spinner", 0.6}, {"502", 0.6}, {"503", 0.6},
+	{"disappeared", 1}, {"disappear", 0.8}, {"vanished", 1}, {"leaked", 1}, {"data breach", 1.5}, {"breach", 1},
+	{"vulnerability", 1.5}, {"security issue", 1.5}, {"unreadable", 0.8}, {"duplicating", 1}, {"duplicated", 0.8},
+	{"quits", 0.8}, {"loops", 0.6}, {"unusable", 1}, {"deleted", 0.8}, {"wiped", 1},
 })
 
 var ideaCues = newCueList([]cue{
@@ -76,6 +79,13 @@ var complaintCues = newCueList([]cue{
 	{"worst company", 2}, {"worst app", 1.2}, {"unacceptable", 1}, {"ignored my", 1.2}, {"still waiting", 1}, {"paywall", 1},
 	{"subscription", 0.5}, {"greedy", 1.2}, {"ads", 0.4}, {"switching to", 0.8}, {"going back to", 0.6}, {"uninstall", 0.6},
 	{"uninstalled", 0.6}, {"disappointed", 0.6}, {"complaint", 1.5}, {"cancelling", 1}, {"canceling", 1},
+	{"not worth", 1.2}, {"unbearable", 1}, {"bloated", 0.8}, {"creepy", 0.8}, {"frustrating", 0.8}, {"ignores", 0.8},
+	{"kept charging", 2}, {"lawyer", 1}, {"1 star", 1}, {"one star", 1}, {"ads everywhere", 1.5}, {"upsell", 1},
+	{"cancelled", 1}, {"canceled", 1}, {"price hike", 2}, {"price hikes", 2}, {"raised the price", 2}, {"raised prices", 2},
+	{"raised its prices", 2}, {"more expensive", 1}, {"not happy", 1.2}, {"unhappy", 1.2}, {"is a joke", 1.5},
+	{"closed my ticket", 1.5}, {"my ticket", 0.8}, {"terrible decision", 1.5}, {"bad decision", 1.2}, {"removed", 0.6},
+	{"redesign", 0.6}, {"confusing", 0.8}, {"done with", 1}, {"fed up", 1.2}, {"switching from", 1}, {"moving away", 1},
+	{"support", 0.3}, {"ugly", 0.8}, {"account was", 0.6}, {"locked my account", 1.5}, {"banned my", 1.2},
 })
 
 var misinfoCues = newCueList([]cue{
@@ -84,6 +94,13 @@ var misinfoCues = newCueList([]cue{
 	{"misleading", 1.5}, {"rumor", 1.5}, {"rumour", 1.5}, {"conspiracy", 2}, {"debunked", 2}, {"propaganda", 2},
 	{"not true", 1.2}, {"isn't true", 1.2}, {"false", 1}, {"fabricated", 2}, {"made up", 1}, {"spreading", 0.8}, {"disinformation", 2.5},
 	{"misinformation", 2.5}, {"don't believe", 1}, {"secretly", 1}, {"cover up", 1.5}, {"cover-up", 1.5}, {"fraud", 1.2},
+	// Rumour markers: claims passed on without a source.
+	{"trust me", 1.2}, {"wake up", 1}, {"they don't want you to know", 2}, {"spread the word", 1.2}, {"delete it now", 1.2},
+	{"delete your account", 0.8}, {"sells your data", 1.5}, {"selling your data", 1.5}, {"sells all your", 1.5},
+	{"sells your", 1.2}, {"owned by the", 1}, {"government", 0.6}, {"was banned in", 1.2}, {"illegal to use", 1.5},
+	{"allegedly", 1}, {"apparently", 0.6}, {"i heard", 0.8}, {"heard that", 0.8}, {"psa", 0.8}, {"exposed", 1},
+	{"heard", 0.6}, {"insider", 1.2}, {"confirmed by", 0.8}, {"don't install", 1.2}, {"malware", 1.2}, {"spyware", 1.5},
+	{"trojan", 1.2}, {"records your", 1.2}, {"shutting down", 1}, {"no encryption", 1}, {"reads your", 1},
 })
 
 var praiseCues = newCueList([]cue{
@@ -98,6 +115,8 @@ var praiseCues = newCueList([]cue{
 	{"support is great", 1.5}, {"support was amazing", 1.5}, {"quick response", 1}, {"fast response", 1},
 	{"got back to me", 0.8}, {"credit where", 1.2}, {"fixed it in", 0.8}, {"fixed my", 0.6}, {"fixed our", 0.6},
 	{"no questions asked", 0.8}, {"never looked back", 1.5}, {"never go back", 1.2}, {"not go back", 1.2},
+	{"worth every penny", 1.5}, {"worth it", 1}, {"can't imagine", 1}, {"rock solid", 1.2}, {"shoutout", 1}, {"shout out", 1},
+	{"amazing team", 1}, {"the only one that", 1}, {"best notes app", 1.2}, {"favorite app", 1.2}, {"favourite app", 1.2},
 })
 
 // cueList is a list of weighted cue phrases, indexed for matching.
@@ -210,6 +229,15 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	if d.Bug && compound > -neutralThreshold && !problemEvidence(clauses, low) {
 		d.Bug, mb = false, math.Min(mb, -0.01)
 	}
+	if !d.Bug && compound < 0.3 {
+		// Explicit breakage words the app-review model weighs little
+		// outside its training app ("disappeared", "leaked", "is down",
+		// an error code) make a near-miss a bug report, and strong ones
+		// any post that is not praise.
+		if bs, _ := cueScore(low, bugCues); (bs >= 1 || hasErrorCode(low)) && mb > -1.5 || bs >= 2 {
+			d.Bug, mb = true, 0.01
+		}
+	}
 
 	rc, cc := cueScore(low, complaintCues)
 	rm, cm := cueScore(low, misinfoCues)
@@ -229,10 +257,13 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 		case "other":
 			s = 0
 		case "complaint":
-			if rc <= 0 || compound >= 0.3 {
+			// Grievances about the company (price, support, policy,
+			// changes), or a clearly negative post that is neither a bug
+			// report nor an idea.
+			if compound >= 0.3 || (rc <= 0 && compound > -0.3) {
 				continue
 			}
-			s, why = 1.2*rc-1.5+0.3*math.Min(mb, 0), cc
+			s, why = rc+2*math.Max(0, -compound)-0.8+0.3*math.Min(mb, 0), cc
 		case "misinformation":
 			if rm <= 0 {
 				continue
@@ -243,7 +274,7 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			// a bug report only when the praise is explicit (support that
 			// fixed the problem).
 			rt, ct := cueScore(low, praiseCues)
-			if compound < 0.5 || d.Idea || (d.Bug && rt < 1.5) {
+			if compound < 0.5 && (compound < 0 || rt <= 0) || d.Idea || (d.Bug && rt < 1.5) {
 				continue
 			}
 			s, why = rt+2*(compound-0.5)-0.3, ct

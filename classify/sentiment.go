@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The sentiment scorer implements the rule engine that Hutto & Gilbert
@@ -133,7 +134,7 @@ var idioms = map[string]float64{
 
 // sarcasmMarkers flip a positive reading: "great, it crashed again /s".
 // An Earshot extension; VADER has no such rule.
-var sarcasmMarkers = []string{"/s", "#sarcasm", "#not", "thanks for nothing"}
+var sarcasmMarkers = []string{"/s", "#sarcasm", "#not", "thanks for nothing", "🙄", "yeah right", "oh great,", "just great,"}
 
 // phraseValences are Earshot's additions for app reviews: product phrases
 // whose words VADER's lexicon does not score. They are added to the sum.
@@ -144,6 +145,10 @@ var phraseValences = []struct {
 	{"doesn't work", -1.5}, {"does not work", -1.5}, {"not working", -1.5}, {"stopped working", -2.0},
 	{"won't work", -1.5}, {"waste of money", -2.0}, {"waste of time", -1.5}, {"piece of junk", -2.0},
 	{"1 star", -1.5}, {"one star", -1.5}, {"zero stars", -2.0}, {"0 stars", -2.0}, {"5 stars", 2.0}, {"five stars", 2.0},
+	// "joke" is +1.2 in VADER (a funny joke); about a product or service
+	// it is scorn.
+	{"is a joke", -2.0}, {"are a joke", -2.0}, {"what a joke", -2.0}, {"such a joke", -2.0},
+	{"data loss", -2.0}, {"lost all my", -2.0}, {"lost my", -1.2},
 }
 
 // freePlanNouns follow "free" when it names a plan rather than praise.
@@ -221,6 +226,11 @@ func compoundScore(text, low string, toks []token) float64 {
 	}
 	capDiff := upper > 0 && upper < len(toks)
 
+	// The lexicon is English: in a post written in another language its
+	// words mislead ("die" is German for "the", -2.9 here), so only emoji
+	// and emoticons, which carry across languages, are scored.
+	foreign := isForeign(toks)
+
 	butAt := -1
 	for i, t := range toks {
 		if t.low == "but" {
@@ -235,6 +245,9 @@ func compoundScore(text, low string, toks []token) float64 {
 			continue
 		}
 		if t.low == "kind" && i+1 < len(toks) && toks[i+1].low == "of" {
+			continue
+		}
+		if foreign && hasLetter(t.low) {
 			continue
 		}
 		v := valenceAt(toks, i, capDiff)
@@ -252,8 +265,11 @@ func compoundScore(text, low string, toks []token) float64 {
 	}
 
 	for _, p := range phraseValences {
-		if strings.Contains(low, p.phrase) && containsWord(low, p.phrase) {
-			sum += p.v
+		if foreign {
+			break
+		}
+		if strings.Contains(low, p.phrase) && assertedSomewhere(low, p.phrase) {
+			sum += p.v // "no data loss" is not a complaint
 		}
 	}
 	// Sarcasm markers turn apparent praise into criticism.
@@ -443,4 +459,51 @@ func collapseRepeats(w string, max int) string {
 		return w
 	}
 	return string(b)
+}
+
+// Function words that mark a post as written in German, French, Spanish,
+// Italian, Portuguese or Dutch; words that are also English ("die", "a",
+// "no", "is", "la") are left out.
+var foreignWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`der das und ist nicht ich ein eine mit auf für von sehr auch aber noch nur sind wir
+		les et est une des pas je ne que qui pour avec dans très mais c'est sont
+		el los las es una por para con muy pero está son
+		il gli è che di non per molto sono
+		os não uma com muito mas
+		het een niet ik met voor van zijn maar ook`) {
+		m[w] = true
+	}
+	return m
+}()
+
+var englishWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and is are i you it this that to of in for with on my me we was not but be have so just`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// isForeign reports a post written mostly in another language than English.
+func isForeign(toks []token) bool {
+	nf, ne := 0, 0
+	for _, t := range toks {
+		switch {
+		case foreignWords[t.low]:
+			nf++
+		case englishWords[t.low]:
+			ne++
+		}
+	}
+	return nf >= 2 && nf > 2*ne
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -3,7 +3,8 @@ package classify
 import (
 	"fmt"
 	"math"
-	"slices"
+	"strings"
+	"unicode"
 )
 
 // Urgency is a sum of non-negative contributions (category, negative
@@ -103,7 +104,18 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		if !found {
 			continue
 		}
-		ph := s.phrases[slices.Index(h, true)] // the first listed that occurs
+		// "never lost my data", "no outage", "wasn't hacked" deny the
+		// signal: it counts only where some occurrence is not negated.
+		ph := ""
+		for pi, hit := range h[:len(s.phrases)] {
+			if hit && assertedSomewhere(low, s.phrases[pi]) {
+				ph = s.phrases[pi] // the first listed that occurs asserted
+				break
+			}
+		}
+		if ph == "" {
+			continue
+		}
 		score += s.points
 		floor = max(floor, s.floor)
 		critical = critical || s.floor > 0
@@ -121,3 +133,47 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 	u.Score = min(max(score, 0), 100)
 	return u
 }
+
+// assertedSomewhere reports whether phrase occurs in low (as whole words)
+// at least once without a negation among the three words before it.
+func assertedSomewhere(low, phrase string) bool {
+	for off := 0; off < len(low); {
+		i := indexWord(low[off:], phrase)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if !negatedBefore(low[:i]) {
+			return true
+		}
+		off = i + len(phrase)
+	}
+	return false
+}
+
+// negatedBefore reports a negation among the last three words of prefix,
+// in the same clause.
+func negatedBefore(prefix string) bool {
+	// A negation does not reach across a clause: "no way, it deleted
+	// everything".
+	if i := strings.LastIndexAny(prefix, ".,;:!?\n"); i >= 0 {
+		prefix = prefix[i+1:]
+	}
+	ws := strings.FieldsFunc(prefix, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' })
+	for k := len(ws) - 1; k >= 0 && k >= len(ws)-3; k-- {
+		w := strings.ReplaceAll(ws[k], "’", "'")
+		if (denials[w] || isNegation(w)) && (k+1 == len(ws) || !notDenial[ws[k+1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// denials negate what follows besides the sentiment rules' negations ("no"
+// scores as a word there, as in VADER).
+var denials = map[string]bool{"no": true, "never": true, "not": true, "without": true, "zero": true, "none": true}
+
+// notDenial follow a negation that does not deny what comes after it:
+// "can't believe it deleted all my data" asserts the loss.
+var notDenial = map[string]bool{"believe": true, "imagine": true, "understand": true, "know": true, "even": true,
+	"just": true, "only": true, "wait": true, "stand": true, "tell": true, "sure": true}
