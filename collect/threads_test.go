@@ -94,6 +94,53 @@ func TestThreadsPagesAndNormalises(t *testing.T) {
 	}
 }
 
+// Meta's other Threads list endpoints page with cursors only
+// ("paging":{"cursors":{"before","after"}}, no "next"): the after cursor
+// alone must bring the second page.
+func TestThreadsPagesWithCursorsOnly(t *testing.T) {
+	var reqs requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqs.add(r)
+		switch r.URL.Query().Get("after") {
+		case "":
+			w.Write(readFixture(t, "threads/page1_cursors.json"))
+		case "QVFIUk1aM0VnY2dQ":
+			w.Write(readFixture(t, "threads/page2.json"))
+		default:
+			t.Errorf("unexpected cursor %q", r.URL.Query().Get("after"))
+			w.Write(readFixture(t, "threads/empty.json"))
+		}
+	}))
+	defer srv.Close()
+	b, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// page2 holds a week-old post: paging stops there, with 2 requests.
+	if n := len(reqs.all()); n != 2 {
+		t.Fatalf("%d requests, want 2 (page 2 by the after cursor)", n)
+	}
+	if len(b.Posts) != 4 || b.Posts[3].ExternalID != "18049283745123453" {
+		t.Errorf("%d posts, want page 1's three and page 2's one in the window: %+v", len(b.Posts), b.Posts)
+	}
+}
+
+// A cursor that does not move, or an empty page, ends paging.
+func TestThreadsCursorLoopStops(t *testing.T) {
+	var reqs requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqs.add(r)
+		w.Write([]byte(`{"data":[{"id":"1","text":"acme","timestamp":"2024-05-03T17:42:03+0000","username":"u"}],"paging":{"cursors":{"after":"SAME"}}}`))
+	}))
+	defer srv.Close()
+	if _, err := newTestThreads(srv).Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: testNowC.Add(-24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(reqs.all()); n != 2 {
+		t.Errorf("%d requests for a cursor that repeats, want 2", n)
+	}
+}
+
 func TestThreadsStopsAtSince(t *testing.T) {
 	srv, reqs := threadsServer(t, "")
 	// Since after page1's oldest post: page2 is never asked for.
