@@ -87,6 +87,13 @@ func demoThreads(d *demoShift) http.Handler {
 		name := "keyword_search.json"
 		if after := r.URL.Query().Get("after"); after != "" {
 			name = "keyword_search_" + after + ".json"
+			if !d.exists(name) {
+				// Past the last recorded page: Meta answers the last
+				// page's after cursor with an empty page.
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"data":[]}`)
+				return
+			}
 		}
 		d.serve(w, r, name, "application/json")
 	})
