@@ -58,6 +58,14 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 	id := ps.ByName("id")
 	if id == "new" {
 		pg.Title, d.New, d.Cap = "New monitor", true, "create_monitor"
+		if !pg.Can(capability.MonitorsWrite) {
+			e := capability.Forbidden("Your role can view monitors but not create them.")
+			if pg.Err != nil {
+				e = pg.Err // a refused create, re-rendered: the capability's own words
+			}
+			u.failPage(w, pg, e)
+			return
+		}
 		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)

@@ -313,8 +313,29 @@ func TestViewerIsReadOnly(t *testing.T) {
 	if strings.Contains(body, "New monitor") {
 		t.Error("viewer sees New monitor")
 	}
+	// No link to a page the role cannot open, and no form that looks editable.
+	if strings.Contains(body, `href="/webhooks"`) {
+		t.Error("viewer's navigation links to Webhooks (a 403)")
+	}
+	st, body, _ := c.get("/monitors/new")
+	if st != http.StatusForbidden || strings.Contains(body, `name="keywords"`) {
+		t.Errorf("viewer's /monitors/new: %d, form shown %v", st, strings.Contains(body, `name="keywords"`))
+	}
+	owner := e.client()
+	owner.login("owner@example.com")
+	owner.post("/a/create_monitor", url.Values{"name": {"Brand"}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	mons, _ := e.st.ListMonitors(ctx, e.proj.ID)
+	if len(mons) == 1 {
+		_, body, _ = c.get("/monitors/" + mons[0].ID)
+		must(t, body, `<fieldset class="plain" disabled>`, "can view this monitor but not change it")
+		if strings.Contains(body, "Save changes") {
+			t.Error("viewer sees Save changes")
+		}
+	} else {
+		t.Error("no monitor to view")
+	}
 	ms, _ := e.st.ListMentions(ctx, store.MentionFilter{ProjectID: e.proj.ID}, nil, 1)
-	st, body, _ := c.post("/ui/status", url.Values{"id": {ms[0].ID}, "status": {"done"}}, true)
+	st, body, _ = c.post("/ui/status", url.Values{"id": {ms[0].ID}, "status": {"done"}}, true)
 	if st != http.StatusForbidden || !strings.Contains(body, "mentions:write") {
 		t.Fatalf("viewer triage: %d %s", st, body)
 	}

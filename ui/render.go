@@ -100,7 +100,6 @@ var funcs = template.FuncMap{
 		return strings.Join(parts, ", ")
 	},
 	"filterVal": func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
-	"splitNav":  func(s string) []string { return strings.SplitN(s, ":", 3) },
 	"dict":      dict,
 	"host": func(s string) string {
 		if u, err := url.Parse(s); err == nil && u.Host != "" {

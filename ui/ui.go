@@ -254,6 +254,28 @@ type page struct {
 	start    time.Time // request start, for Server-Timing
 }
 
+// navLink is an entry of the main navigation; Scope, when set, is what a
+// role needs to open the page (a link that only leads to a 403 is left out).
+type navLink struct{ Key, Href, Label, Scope string }
+
+var navLinks = []navLink{
+	{"inbox", "/", "Inbox", ""}, {"monitors", "/monitors", "Monitors", ""}, {"groups", "/groups", "Share of voice", ""},
+	{"alerts", "/alerts", "Alerts", ""}, {"webhooks", "/webhooks", "Webhooks", capability.WebhooksWrite},
+	{"categories", "/categories", "Categories", ""}, {"members", "/members", "Members", ""}, {"keys", "/keys", "API keys", ""},
+	{"usage", "/usage", "Usage", ""}, {"settings", "/settings", "Settings", ""}, {"account", "/account", "Account", ""},
+}
+
+// NavLinks is the main navigation for this principal.
+func (p *page) NavLinks() []navLink {
+	var out []navLink
+	for _, l := range navLinks {
+		if l.Scope == "" || p.Can(l.Scope) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Can reports whether the current principal holds scope.
 func (p *page) Can(scope string) bool { return p.P != nil && p.P.Has(scope) }
 
