@@ -9,6 +9,11 @@ func TestByline(t *testing.T) {
 		{"  ", "hn", "a Hacker News user"},
 		{"", "news", "a news site"},
 		{"", "reviews", "a reviewer"},
+		{"urn:li:organization:90210001", "linkedin", "a LinkedIn page"},
+		{"urn:li:company:42", "linkedin", "a LinkedIn page"},
+		{"urn:li:person:AbC123", "linkedin", "a LinkedIn member"},
+		{"urn:li:unknown:7", "linkedin", "a LinkedIn user"},
+		{"acme_hq", "linkedin", "@acme_hq"},
 	} {
 		if got := byline(tc.handle, tc.source); got != tc.want {
 			t.Errorf("byline(%q, %q) = %q, want %q", tc.handle, tc.source, got, tc.want)

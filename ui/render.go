@@ -284,7 +284,17 @@ func sourceName(s string) string {
 
 // byline names a post's author: "@handle", or who it is from when the
 // platform gave no handle ("a news site", "a reviewer", "a Reddit user").
+// LinkedIn gives pages and members as URNs, which read as noise after an @.
 func byline(handle, source string) string {
+	if kind, ok := strings.CutPrefix(handle, "urn:li:"); ok {
+		switch {
+		case strings.HasPrefix(kind, "organization:"), strings.HasPrefix(kind, "company:"):
+			return "a LinkedIn page"
+		case strings.HasPrefix(kind, "person:"), strings.HasPrefix(kind, "member:"):
+			return "a LinkedIn member"
+		}
+		return "a LinkedIn user"
+	}
 	if strings.TrimSpace(handle) != "" {
 		return "@" + handle
 	}
