@@ -162,12 +162,50 @@ func (u *UI) run(ctx context.Context, p *capability.Principal, name string, vals
 // the page is rendered in the POST response instead of redirecting.
 var showOnce = map[string]bool{"create_webhook": true, "rotate_webhook_secret": true, "create_api_key": true, "invite_member": true, "create_alert": true}
 
-var doneMessages = map[string]string{
-	"update_mention_status": "Status changed.", "create_monitor": "Monitor created; the first scan has started.",
-	"update_monitor": "Monitor saved.", "delete_monitor": "Monitor deleted; its mentions stay.",
-	"create_mention_view": "View saved.", "delete_mention_view": "View deleted.",
-	"set_public_dashboard": "Public page updated.", "delete_project": "Project archived.",
+// doneMessage is the flash after a successful form: what happened, in
+// words, derived from the capability's name ("update_project" → "Project
+// saved.", "create_keyword_group" → "Keyword group created."). A pause,
+// resume, enable or disable (a form with only active or enabled) says
+// which; a few outcomes are told in full.
+func doneMessage(name string, form url.Values) string {
+	if m, ok := doneMessages[name]; ok {
+		return m
+	}
+	verb, obj, _ := strings.Cut(name, "_")
+	noun, ok := objectNames[obj]
+	if !ok {
+		noun = strings.ReplaceAll(obj, "_", " ")
+	}
+	past := pastTense[verb]
+	if verb == "update" && len(form) == 2 && form.Has("id") {
+		switch {
+		case form.Has("active"):
+			past = map[string]string{"true": "resumed", "false": "paused"}[form.Get("active")]
+		case form.Has("enabled"):
+			past = map[string]string{"true": "enabled", "false": "disabled"}[form.Get("enabled")]
+		}
+	}
+	if name == "set_public_dashboard" {
+		past = map[string]string{"true": "published", "false": "unpublished"}[form.Get("enabled")]
+	}
+	if past == "" {
+		past = "saved"
+	}
+	return strings.ToUpper(noun[:1]) + noun[1:] + " " + past + "."
 }
+
+var (
+	pastTense = map[string]string{"create": "created", "update": "saved", "delete": "deleted", "remove": "removed", "revoke": "revoked",
+		"invite": "invited", "rotate": "rotated", "replay": "replayed as a new delivery", "set": "updated"}
+	objectNames = map[string]string{"api_key": "API key", "project_member": "member", "mention_view": "view",
+		"webhook_secret": "webhook signing secret", "webhook_delivery": "delivery", "public_dashboard": "public page", "keyword": "keyword"}
+	doneMessages = map[string]string{
+		"update_mention_status": "Status changed.", "create_monitor": "Monitor created; the first scan has started.",
+		"delete_monitor": "Monitor deleted; its mentions stay.", "delete_project": "Project archived.",
+		"update_project_member": "Role changed.", "update_keyword": "Keywords replaced.", "delete_keyword": "Keyword deleted from every monitor.",
+		"delete_category": "Category disabled; its new mentions are filed as Other.",
+	}
+)
 
 // action is POST /a/{capability}: the generic form binding. It decodes the
 // form into the capability's input, executes it for the session, then
@@ -229,11 +267,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 			return
 		}
 	}
-	msg := doneMessages[name]
-	if msg == "" {
-		msg = c.Title + ": done."
-	}
-	u.setCookie(w, flashCookie, url.QueryEscape(msg), 60)
+	u.setCookie(w, flashCookie, url.QueryEscape(doneMessage(name, form)), 60)
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
