@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +106,29 @@ func TestClassifyStreams(t *testing.T) {
 	inW.Close()
 	if code := <-done; code != 1 {
 		t.Errorf("exit %d with one failed line", code)
+	}
+}
+
+// With --classifier ollama, a line Ollama did not answer is still
+// classified (by the built-in rules) and stderr says which and why; a bad
+// classifier setting is a usage error.
+func TestClassifyOllamaFallbackIsReported(t *testing.T) {
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) }))
+	defer dead.Close()
+	env := map[string]string{"OLLAMA_HOST": dead.URL, "EARSHOT_OLLAMA_RETRIES": "0"}
+	var o, e strings.Builder
+	code := run(context.Background(), []string{"classify", "--classifier", "ollama"}, strings.NewReader(`{"id":1,"text":"Acme crashes on start"}`+"\n"),
+		&o, &e, func(k string) string { return env[k] })
+	if code != 0 || !strings.Contains(o.String(), `"category"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, o.String(), e.String())
+	}
+	if !strings.Contains(e.String(), "line 1: ollama failed") || !strings.Contains(e.String(), "built-in classifier") {
+		t.Errorf("stderr does not report the fallback: %q", e.String())
+	}
+	env["EARSHOT_OLLAMA_TIMEOUT"] = "soon"
+	o.Reset()
+	e.Reset()
+	if code := run(context.Background(), []string{"classify", "--classifier", "ollama"}, strings.NewReader(""), &o, &e, func(k string) string { return env[k] }); code != 2 {
+		t.Errorf("bad EARSHOT_OLLAMA_TIMEOUT: exit %d, stderr %q", code, e.String())
 	}
 }

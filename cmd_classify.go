@@ -34,9 +34,9 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return getenv(k)
 	})
 	if err != nil {
-		return err
+		return usagef("invalid value for %v", err)
 	}
-	lines, failed, err := classifyLines(ctx, c, stdin, stdout)
+	lines, failed, err := classifyLines(ctx, c, stdin, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -71,6 +71,7 @@ type classifyOut struct {
 	Summary    *string         `json:"ai_summary,omitempty"`
 	IsRelevant *bool           `json:"is_relevant,omitempty"`
 	Error      string          `json:"error,omitempty"`
+	fallback   string          // why Ollama did not answer, when it did not
 }
 
 // maxClassifyLine bounds one input line (16 MiB).
@@ -79,7 +80,7 @@ const maxClassifyLine = 16 << 20
 // classifyLines answers each non-blank line of r with one line on w and
 // returns how many lines it answered and how many of them failed. It stops
 // at the end of r, on a read or write error, or when ctx ends.
-func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w io.Writer) (lines, failed int, err error) {
+func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, stderr io.Writer) (lines, failed int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	enc := json.NewEncoder(w) // one Write per line: nothing waits in a buffer
 	enc.SetEscapeHTML(false)
@@ -93,6 +94,11 @@ func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w io
 		}
 		if tooLong || strings.TrimSpace(line) != "" {
 			out := classifyLine(ctx, c, line, tooLong, lineNo)
+			if out.fallback != "" {
+				// The answer is still a classification, but the user asked
+				// for Ollama: say which lines it did not answer, and why.
+				fmt.Fprintf(stderr, "earshot classify: line %d: %s; answered by the built-in classifier\n", lineNo, out.fallback)
+			}
 			lines++
 			if out.Error != "" {
 				failed++
@@ -153,8 +159,17 @@ func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLo
 	if err != nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: %v", lineNo, err)}
 	}
-	return &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
+	out := &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
 		Summary: &res.Summary, IsRelevant: &res.IsRelevant}
+	if res.Classifier == classify.FallbackName {
+		out.fallback = "ollama failed"
+		for _, r := range res.Reasons {
+			if strings.HasPrefix(r, "ollama failed") {
+				out.fallback = r
+			}
+		}
+	}
+	return out
 }
 
 // decodeProblem says what is wrong with an input line in the user's terms

@@ -62,6 +62,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	cfg.AllowPrivateWebhooks = allow
+	if _, err := classify.FromEnv(getenv); err != nil {
+		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

@@ -20,6 +20,8 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{map[string]string{"EARSHOT_RATE_LIMIT": "abc"}, []string{"serve"}, "EARSHOT_RATE_LIMIT"},
 		{map[string]string{"EARSHOT_RATE_LIMIT": "-1"}, []string{"serve"}, "EARSHOT_RATE_LIMIT"},
 		{map[string]string{"EARSHOT_RATE_LIMIT": "NaN"}, []string{"serve"}, "EARSHOT_RATE_LIMIT"},
+		{map[string]string{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_TIMEOUT": "soon"}, []string{"serve"}, "EARSHOT_OLLAMA_TIMEOUT"},
+		{map[string]string{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "ftp://x"}, []string{"serve"}, "OLLAMA_HOST"},
 		{nil, []string{"serve", "--rate-limit", "abc"}, "-rate-limit"},
 		{map[string]string{"EARSHOT_RATE_BURST": "many"}, []string{"serve"}, "EARSHOT_RATE_BURST"},
 		{map[string]string{"EARSHOT_RATE_BURST": "0"}, []string{"demo"}, "EARSHOT_RATE_BURST"},

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -107,6 +108,10 @@ func parseOllamaHost(h string) *url.URL {
 	return u
 }
 
+// FallbackName is the classifier recorded on a post Ollama failed to
+// classify and the built-in classifier answered.
+const FallbackName = "builtin(fallback)"
+
 // Name implements Classifier.
 func (o *Ollama) Name() string { return "ollama:" + o.cfg.Model }
 
@@ -169,7 +174,7 @@ func (o *Ollama) Classify(ctx context.Context, in Input) (Result, error) {
 	}
 	o.fallbacks.Add(1)
 	res := o.builtin.classify(in)
-	res.Classifier = "builtin(fallback)"
+	res.Classifier = FallbackName
 	res.Reasons = append(res.Reasons, "ollama failed: "+lastErr.Error())
 	o.account(&res, inTok, outTok)
 	return res, nil
@@ -358,7 +363,13 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		}
 	}
 	if !ok {
-		return Result{}, fmt.Errorf("model category %q is not an enabled category", *a.Category)
+		if !slices.Contains(Categories, *a.Category) {
+			return Result{}, fmt.Errorf("model category %q is not a category", *a.Category)
+		}
+		// A real category the project disabled is filed as other, as the
+		// built-in classifier does (CONTRACT §6); asking again would pay
+		// for the tokens twice.
+		*a.Category = "other"
 	}
 	switch *a.Sentiment {
 	case "positive", "neutral", "negative":
@@ -411,6 +422,14 @@ func FromEnv(getenv func(string) string) (Classifier, error) {
 		return NewBuiltin(), nil
 	case "ollama":
 		cfg := OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
+		if h := strings.TrimSpace(cfg.Host); h != "" {
+			if !strings.Contains(h, "://") {
+				h = "http://" + h
+			}
+			if u, err := url.Parse(h); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				return nil, fmt.Errorf("OLLAMA_HOST: want host[:port] or an http(s) URL, got %q", cfg.Host)
+			}
+		}
 		var err error
 		if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
 			return nil, err

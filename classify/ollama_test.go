@@ -160,6 +160,9 @@ func TestOllamaFallbacks(t *testing.T) {
 			return 200, `{"category":"rant","sentiment":"negative","urgency":5,"ai_summary":"x","is_relevant":true}`
 		}, 3, true, "", 0, 0, 1200},
 		{"missing field", func(int) (int, string) { return 200, `{"category":"other","sentiment":"neutral"}` }, 3, true, "", 0, 0, 1200},
+		{"disabled category is filed as other, not asked again", func(int) (int, string) {
+			return 200, `{"category":"testimonial","sentiment":"positive","urgency":5,"ai_summary":"x","is_relevant":true}`
+		}, 1, false, "other", 0, 0, 400},
 		{"urgency out of range", func(int) (int, string) {
 			return 200, `{"category":"other","sentiment":"neutral","urgency":900,"ai_summary":"x","is_relevant":true}`
 		}, 3, true, "", 0, 0, 1200},
@@ -178,7 +181,8 @@ func TestOllamaFallbacks(t *testing.T) {
 			f, srv := newFake(t, tc.reply)
 			f.delay = tc.delay
 			o := NewOllama(OllamaConfig{Host: srv.URL, Model: "m", Timeout: tc.timeout, HTTPClient: srv.Client(), PricePer1KInput: 1})
-			r, err := o.Classify(context.Background(), Input{Text: "The Acme app crashes on start"})
+			cats := []CategoryInfo{{Category: "bug_report", Enabled: true}, {Category: "testimonial", Enabled: false}}
+			r, err := o.Classify(context.Background(), Input{Text: "The Acme app crashes on start", Categories: cats})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,6 +273,8 @@ func TestFromEnv(t *testing.T) {
 		{"EARSHOT_CLASSIFIER": "gpt"},
 		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT": "cheap"},
 		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_TIMEOUT": "soon"},
+		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "ftp://10.0.0.5"},
+		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "http://"},
 	} {
 		if _, err := FromEnv(env(bad)); err == nil {
 			t.Errorf("FromEnv(%v) accepted", bad)
