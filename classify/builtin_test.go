@@ -171,6 +171,7 @@ func TestSummarize(t *testing.T) {
 		{"a line break ends a sentence", "Login outage on May 3\n\nSince 08:10 nobody can log in to Acme", func(s string) bool { return s == "Since 08:10 nobody can log in to Acme" }},
 		{"breaks inside HTML are spaces", "<p>Acme crashes\nwhen I upload</p><p>Sent from my phone</p>", func(s string) bool { return s == "Acme crashes when I upload" }},
 		{"a heart is not a tag", "I <3 Acme so much", func(s string) bool { return s == "I <3 Acme so much" }},
+		{"script is not text", "<script>alert(1)</script><p>Acme is great</p><STYLE>p{}</STYLE>", func(s string) bool { return s == "Acme is great" }},
 		{"cut at word", long, func(s string) bool {
 			return utf8.RuneCountInString(s) <= 200 && strings.HasSuffix(s, "…") && strings.HasSuffix(strings.TrimSuffix(s, "…"), "word")
 		}},

@@ -75,9 +75,11 @@ func Summarize(text string, keywords []string) string {
 // characters, leaving one line.
 func cleanText(s string) string { return collapseSpace(stripHTML(s)) }
 
-// stripHTML removes HTML tags and decodes entities.
+// stripHTML removes HTML tags (and the contents of script and style
+// elements, which are not text) and decodes entities.
 func stripHTML(s string) string {
 	if strings.ContainsAny(s, "<&") {
+		s = dropElements(s, "script", "style")
 		s = stripTags(s)
 		s = html.UnescapeString(s)
 		s = stripTags(s) // entities may have encoded tags
@@ -203,4 +205,35 @@ func cutAtWord(s string, n int) string {
 		head = s[:cut]
 	}
 	return head + "…"
+}
+
+// dropElements removes each <name …>…</name> element of s, contents
+// included (case-insensitive; an unclosed one runs to the end).
+func dropElements(s string, names ...string) string {
+	for _, name := range names {
+		for {
+			low := strings.ToLower(s)
+			i := strings.Index(low, "<"+name)
+			if i < 0 || !tagEnds(low[i+1+len(name):]) {
+				break
+			}
+			end := len(s)
+			if j := strings.Index(low[i:], "</"+name); j >= 0 {
+				end = i + j
+				if k := strings.IndexByte(low[end:], '>'); k >= 0 {
+					end += k + 1
+				} else {
+					end = len(s)
+				}
+			}
+			s = s[:i] + " " + s[end:]
+		}
+	}
+	return s
+}
+
+// tagEnds reports whether a tag name is complete at the start of rest
+// ("<script>" or "<script src=…>", not "<scripts").
+func tagEnds(rest string) bool {
+	return rest == "" || rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '/'
 }
