@@ -63,6 +63,39 @@ type Collector interface {
 	Fetch(ctx context.Context, q Query) (Batch, error)
 }
 
+// A failed fetch stores nothing. Fetch returns an empty Batch with its
+// error, and the scheduler drops any posts that come with an error, so a
+// scan that fails half-way (page 2 malformed, a rate limit on the third
+// query) never stores page 1 and fires its mention.created events as if the
+// scan had worked; the source is failing, its State and last successful
+// scan do not move, and the next scan's window covers the same posts again.
+//
+// The one exception is a fetch made of independent units, each a separate
+// thing the monitor names: news (each feed URL, Google News, GDELT), reviews
+// (each review URL) and LinkedIn (each organization page). One dead feed
+// must not stop every other feed for good, so each unit is all or nothing:
+// a unit that failed contributes no post, the units that completed are kept,
+// and Fetch returns a *PartialError naming the failed ones. The source is
+// still failing (the failed unit is retried over the same window next scan;
+// dedupe absorbs what the others stored again).
+
+// PartialError is the error of a Fetch whose independent units partly
+// failed: Batch.Posts holds the posts of the units that completed, and only
+// those. It wraps the failures (errors.Is/As see through it, e.g. to a
+// RateLimitedError).
+type PartialError struct{ Err error }
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// partial wraps the failures of some units of a fetch; nil when none failed.
+func partial(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &PartialError{Err: errors.Join(errs...)}
+}
+
 // RateLimitedError says the platform refused for now; retry after Until.
 type RateLimitedError struct {
 	Source string

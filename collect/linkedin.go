@@ -185,15 +185,29 @@ func (l *LinkedIn) Fetch(ctx context.Context, q Query) (Batch, error) {
 	if len(orgs) == 0 {
 		return Batch{}, ErrLinkedInNoOrganizations
 	}
+	// Each organization page is a unit of its own (see PartialError): a page
+	// the token cannot read must not stop the others. A failed page adds
+	// nothing; a rate limit ends the scan, since it holds for every page.
 	var posts []Post
+	var errs []error
 	for _, org := range orgs {
 		got, err := l.fetchOrg(ctx, org, q.Since)
-		posts = append(posts, got...)
 		if err != nil {
-			return Batch{Posts: posts}, err
+			if ctx.Err() != nil {
+				return Batch{}, err
+			}
+			errs = append(errs, fmt.Errorf("%s: %w", org, err))
+			if _, ok := IsRateLimited(err); ok {
+				break
+			}
+			continue
 		}
+		posts = append(posts, got...)
 	}
-	return Batch{Posts: posts}, nil
+	if len(errs) > 0 && len(posts) == 0 {
+		return Batch{}, errors.Join(errs...)
+	}
+	return Batch{Posts: posts}, partial(errs)
 }
 
 func (l *LinkedIn) fetchOrg(ctx context.Context, org string, since time.Time) ([]Post, error) {

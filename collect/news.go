@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -58,9 +57,10 @@ func (n *News) Source() string { return "news" }
 func (n *News) Configured() (bool, string) { return true, "" }
 
 // Fetch reads every feed URL, then the two keyword searches, and returns
-// the items published at or after q.Since, deduplicated by link. A feed or
-// search that fails does not hide what the others returned: the batch holds
-// their posts and the error joins every failure.
+// the items published at or after q.Since, deduplicated by link. Each feed
+// and each search is a unit of its own (see PartialError): one that fails
+// adds nothing, not even the items it parsed before the failure, and does
+// not hide what the others returned; the error names every failed unit.
 func (n *News) Fetch(ctx context.Context, q Query) (Batch, error) {
 	now := n.cfg.Now().UTC()
 	var posts []Post
@@ -83,6 +83,7 @@ func (n *News) Fetch(ctx context.Context, q Query) (Batch, error) {
 		got, err := n.fetchFeed(ctx, u, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("feed %s: %w", u, err))
+			continue
 		}
 		add(got)
 	}
@@ -91,17 +92,22 @@ func (n *News) Fetch(ctx context.Context, q Query) (Batch, error) {
 		got, err := n.fetchFeed(ctx, u, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("google news: %w", err))
+		} else {
+			add(got)
 		}
-		add(got)
 	}
 	if gq := gdeltQuery(q); gq != "" {
 		got, err := n.fetchGDELT(ctx, gq, q.Since, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("gdelt: %w", err))
+		} else {
+			add(got)
 		}
-		add(got)
 	}
-	return Batch{Posts: posts}, errors.Join(errs...)
+	if ctx.Err() != nil {
+		return Batch{}, ctx.Err()
+	}
+	return Batch{Posts: posts}, partial(errs)
 }
 
 // --- RSS 2.0 / RSS 1.0 / Atom ---

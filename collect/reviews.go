@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -103,8 +102,9 @@ func ClassifyReviewURL(raw string) (kind ReviewURLKind, country, id string) {
 }
 
 // Fetch reads every review URL and returns reviews published at or after
-// q.Since. A URL that fails does not hide the others' reviews: the batch
-// holds them and the error joins every failure.
+// q.Since. Each URL is a unit of its own (see PartialError): one that fails
+// adds nothing, not even the reviews of pages read before the failure, and
+// does not hide the others' reviews; the error names every failed URL.
 func (r *Reviews) Fetch(ctx context.Context, q Query) (Batch, error) {
 	var posts []Post
 	var errs []error
@@ -126,6 +126,7 @@ func (r *Reviews) Fetch(ctx context.Context, q Query) (Batch, error) {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", raw, err))
+			continue
 		}
 		for _, p := range got {
 			if seen[p.ExternalID] || !reviewInWindow(p, q.Since) {
@@ -135,7 +136,10 @@ func (r *Reviews) Fetch(ctx context.Context, q Query) (Batch, error) {
 			posts = append(posts, p)
 		}
 	}
-	return Batch{Posts: posts}, errors.Join(errs...)
+	if ctx.Err() != nil {
+		return Batch{}, ctx.Err()
+	}
+	return Batch{Posts: posts}, partial(errs)
 }
 
 // reviewInWindow compares date-only reviews (midnight UTC) by day, so a

@@ -349,6 +349,12 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 		if ctx.Err() != nil {
 			return // shutting down or out of lease time: no verdict on the source
 		}
+		var pe *PartialError
+		if err != nil && !errors.As(err, &pe) {
+			// A failed fetch stores nothing (see PartialError): posts that
+			// came with the error are from before the failure.
+			batch.Posts = nil
+		}
 		o.posts = batch.Posts
 		if rl, ok := IsRateLimited(err); ok {
 			o.rateLimited = rl.Until

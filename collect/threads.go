@@ -88,10 +88,10 @@ func (t *Threads) Fetch(ctx context.Context, q Query) (Batch, error) {
 	var posts []Post
 	for _, term := range threadsQueries(q) {
 		got, err := t.search(ctx, term, q.Since, now, seen)
-		posts = append(posts, got...)
 		if err != nil {
-			return Batch{Posts: posts}, err
+			return Batch{}, err // a failed fetch stores nothing (PartialError)
 		}
+		posts = append(posts, got...)
 	}
 	return Batch{Posts: posts}, nil
 }
