@@ -19,7 +19,7 @@ type Post struct {
 	URL             string           // link to the post
 	AuthorHandle    string           // without a leading @; "" when unknown or deleted
 	AuthorFollowers int64            // 0 when the platform does not say
-	Text            string           // plain text: HTML stripped and entities unescaped
+	Text            string           // plain text: entities unescaped; HTML stripped only from fields that are HTML
 	PublishedAt     time.Time        // UTC
 	Engagement      map[string]int64 // platform counters; reddit: upvotes, comments
 }

@@ -322,7 +322,9 @@ func (l *LinkedIn) fetchComments(ctx context.Context, postURN string, since time
 
 // linkedInText turns LinkedIn's "little text" commentary into plain text:
 // mentions are written @[Name](urn:li:organization:1) and hashtags
-// {hashtag|\#|word}; reserved characters are backslash-escaped.
+// {hashtag|\#|word}; reserved characters (among them < and >) are
+// backslash-escaped. It is not HTML, so nothing is stripped; article
+// descriptions copied from a page's meta tags may carry entities.
 func linkedInText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -353,5 +355,5 @@ func linkedInText(s string) string {
 			b.WriteByte(c)
 		}
 	}
-	return PlainText(b.String())
+	return UnescapeText(b.String())
 }

@@ -140,14 +140,21 @@ type atomText struct {
 }
 
 // text returns an Atom text construct as plain text: type="xhtml" and
-// type="html" carry markup, type="text" may still carry entities.
+// type="html" carry markup and are stripped; type="text" (the default) is
+// plain text, where "<AcmeProvider>" is a word, so only its escaping is
+// undone.
 func (t atomText) text() string {
-	body := t.Body
-	if t.Type == "html" || t.Type == "text" || t.Type == "" {
+	switch t.Type {
+	case "html":
 		// innerxml keeps the XML escaping: undo it once, then strip HTML.
-		body = xmlUnescape(body)
+		return PlainText(xmlUnescape(t.Body))
+	case "xhtml":
+		return PlainText(t.Body)
 	}
-	return PlainText(body)
+	if strings.Contains(t.Body, "<![CDATA[") {
+		return UnescapeText(reCDATA.ReplaceAllString(t.Body, "$1"))
+	}
+	return UnescapeText(xmlUnescape(t.Body))
 }
 
 type atomEntry struct {
@@ -246,6 +253,8 @@ func rssPost(it rssItem, feedTitle string, isGoogle bool, now time.Time) (Post, 
 	if id == "" {
 		id = link
 	}
+	// RSS says nothing of markup in titles, and feeds do put escaped HTML
+	// there (<em>, <b>), so titles are stripped like descriptions.
 	title := PlainText(it.Title)
 	if id == "" && title == "" {
 		return Post{}, fmt.Errorf("malformed feed: item with neither guid, link nor title")
@@ -511,7 +520,7 @@ func parseGDELT(body []byte, now time.Time) ([]Post, error) {
 			ExternalID:   a.URL,
 			URL:          a.URL,
 			AuthorHandle: a.Domain,
-			Text:         PlainText(a.Title),
+			Text:         UnescapeText(a.Title),
 			PublishedAt:  t.UTC(),
 			Engagement:   map[string]int64{},
 		})

@@ -281,7 +281,7 @@ func (t redditThing) post() Post {
 		ExternalID:   t.Name,
 		URL:          "https://www.reddit.com" + t.Permalink,
 		AuthorHandle: NormalizeHandle(author),
-		Text:         joinText(PlainText(t.Title), PlainText(body)),
+		Text:         joinText(UnescapeText(t.Title), UnescapeText(body)), // plain text (raw_json=1), not HTML
 		PublishedAt:  UnixTime(*t.CreatedUTC),
 		Engagement:   map[string]int64{},
 	}

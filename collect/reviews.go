@@ -257,7 +257,7 @@ func appStorePost(e appStoreEntry, country, appID string) (Post, error) {
 		ExternalID:   "appstore:" + e.ID.Label,
 		URL:          fmt.Sprintf("https://apps.apple.com/%s/app/id%s?see-all=reviews#%s", country, appID, e.ID.Label),
 		AuthorHandle: NormalizeHandle(e.Author.Name.Label),
-		Text:         joinText(PlainText(e.Title.Label), PlainText(e.Content.Label)),
+		Text:         joinText(UnescapeText(e.Title.Label), UnescapeText(e.Content.Label)), // content type "text"
 		PublishedAt:  t,
 		Engagement:   eng,
 	}, nil
@@ -336,7 +336,7 @@ func (r *Reviews) fetchTrustpilot(ctx context.Context, domain string, since time
 				ExternalID:   "trustpilot:" + rv.ID,
 				URL:          "https://www.trustpilot.com/reviews/" + rv.ID,
 				AuthorHandle: NormalizeHandle(rv.Consumer.DisplayName),
-				Text:         joinText(PlainText(rv.Title), PlainText(rv.Text)),
+				Text:         joinText(UnescapeText(rv.Title), UnescapeText(rv.Text)), // plain text
 				PublishedAt:  t,
 				Engagement:   map[string]int64{"stars": rv.Stars},
 			})

@@ -55,6 +55,15 @@ func PlainText(s string) string {
 	return collapseSpace(s)
 }
 
+// UnescapeText is for fields that are plain text, which a platform may
+// still entity-escape (YouTube snippets, X's &amp; &lt; &gt;, recorded
+// Reddit and Threads answers): entities are unescaped once and nothing else
+// changes. Never run plain text through PlainText: "wrap it in
+// <AcmeProvider>" or "if a<b and c>d" there are words, not tags.
+func UnescapeText(s string) string {
+	return strings.TrimSpace(html.UnescapeString(s))
+}
+
 // collapseSpace collapses spaces within lines, trims every line and keeps at
 // most one blank line between paragraphs.
 func collapseSpace(s string) string {

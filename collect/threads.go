@@ -151,7 +151,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 				ExternalID:   m.ID,
 				URL:          link,
 				AuthorHandle: NormalizeHandle(m.Username),
-				Text:         PlainText(m.Text),
+				Text:         UnescapeText(m.Text), // plain text, not HTML
 				PublishedAt:  ts,
 				Engagement:   eng,
 			})

@@ -187,7 +187,7 @@ func (p *xPage) posts() ([]Post, error) {
 			URL:             "https://x.com/i/web/status/" + t.ID,
 			AuthorHandle:    NormalizeHandle(u.name),
 			AuthorFollowers: u.followers,
-			Text:            PlainText(t.Text), // X escapes &, < and > in text
+			Text:            UnescapeText(t.Text), // plain text; X escapes &, < and >
 			PublishedAt:     published,
 			Engagement:      map[string]int64{},
 		}

@@ -189,8 +189,9 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 				Source:       "youtube",
 				ExternalID:   it.ID.VideoID,
 				URL:          "https://www.youtube.com/watch?v=" + url.QueryEscape(it.ID.VideoID),
-				AuthorHandle: NormalizeHandle(PlainText(it.Snippet.ChannelTitle)),
-				Text:         joinText(PlainText(it.Snippet.Title), PlainText(it.Snippet.Description)),
+				AuthorHandle: NormalizeHandle(UnescapeText(it.Snippet.ChannelTitle)),
+				// Snippets are plain text with entities escaped (&#39;).
+				Text: joinText(UnescapeText(it.Snippet.Title), UnescapeText(it.Snippet.Description)),
 				PublishedAt:  published,
 				Engagement:   map[string]int64{},
 			}
