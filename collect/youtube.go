@@ -191,9 +191,9 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 				URL:          "https://www.youtube.com/watch?v=" + url.QueryEscape(it.ID.VideoID),
 				AuthorHandle: NormalizeHandle(UnescapeText(it.Snippet.ChannelTitle)),
 				// Snippets are plain text with entities escaped (&#39;).
-				Text: joinText(UnescapeText(it.Snippet.Title), UnescapeText(it.Snippet.Description)),
-				PublishedAt:  published,
-				Engagement:   map[string]int64{},
+				Text:        joinText(UnescapeText(it.Snippet.Title), UnescapeText(it.Snippet.Description)),
+				PublishedAt: published,
+				Engagement:  map[string]int64{},
 			}
 		}
 		if sp.NextPageToken == "" {
