@@ -136,3 +136,33 @@ func TestFailedEditFormsReopen(t *testing.T) {
 	_, body, _ = c.get("/?min_urgency=500")
 	must(t, body, `id="f-minu-err"`, `aria-invalid="true" aria-describedby="f-minu-err"`)
 }
+
+// TestKeywordGroupRowEdit: a group's row keeps its cells aligned with the
+// header (the controls belong to the row's form through form=) and a
+// refused rename shows in that row with what was typed.
+func TestKeywordGroupRowEdit(t *testing.T) {
+	e := newEnv(t)
+	e.seed(1)
+	c := e.client()
+	c.login("owner@example.com")
+	c.post("/a/create_keyword_group", url.Values{"name": {"Acme"}, "_back": {"/groups"}}, true)
+	gs, _ := e.st.ListKeywordGroups(context.Background(), e.proj.ID)
+	g := gs[0]
+	_, body, _ := c.get("/groups")
+	must(t, body, `<form id="g-f-`+g.ID+`"`, `name="name" form="g-f-`+g.ID+`"`, `type="checkbox" name="is_own" value="true" form="g-f-`+g.ID+`"`, "<tfoot>")
+	if st, _, _ := c.post("/a/update_keyword_group", url.Values{"_form": {"update_keyword_group:" + g.ID}, "id": {g.ID}, "name": {"Acme Inc"}, "is_own": {"false", "true"}, "_back": {"/groups"}}, true); st != http.StatusSeeOther {
+		t.Fatalf("rename: %d", st)
+	}
+	st, body, _ := c.post("/a/update_keyword_group", url.Values{"_form": {"update_keyword_group:" + g.ID}, "id": {g.ID}, "name": {""}, "is_own": {"false"}, "_back": {"/groups"}}, true)
+	if st != http.StatusBadRequest {
+		t.Fatalf("blank group name: %d", st)
+	}
+	must(t, body, `id="g-n-`+g.ID+`-err"`, `aria-describedby="g-n-`+g.ID+`-err"`, `form="g-f-`+g.ID+`" maxlength="80" value=""`)
+	if strings.Contains(body, `value="true" form="g-f-`+g.ID+`" checked`) {
+		t.Error("the unticked own-brand box is shown ticked")
+	}
+	gs, _ = e.st.ListKeywordGroups(context.Background(), e.proj.ID)
+	if gs[0].Name != "Acme Inc" || !gs[0].IsOwn {
+		t.Errorf("group %+v", gs[0])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -49,6 +50,7 @@ type rowsData struct {
 	CSRF     string
 	Back     string
 	Labels   map[string]string
+	Single   bool // the one-mention page: no selection box (no bulk actions there)
 }
 
 var filterOptions = map[string][]string{
@@ -184,9 +186,11 @@ func (u *UI) authedAPI(h apiHandler) httprouter.Handle {
 
 // rowsOf is the rows fragment's data for a JavaScript endpoint, without the
 // rows: one category lookup however many rows are rendered with it.
+// A row changed on the one-mention page (back is its path) stays as there.
 func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
+	back := localPath(r.URL.Query().Get("back"), "/")
 	return rowsData{CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
-		Back: localPath(r.URL.Query().Get("back"), "/"), Labels: u.categoryLabels(r, s.p)}
+		Back: back, Labels: u.categoryLabels(r, s.p), Single: strings.HasPrefix(back, "/mentions/")}
 }
 
 func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
@@ -301,6 +305,6 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 		return
 	}
 	pg.Data = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Items: []*store.Mention{o.Data.(*store.Mention)}}
+		Items: []*store.Mention{o.Data.(*store.Mention)}, Single: true}
 	u.render(w, pg, "mention")
 }

@@ -433,7 +433,7 @@ func TestMentionPageFromAlertLink(t *testing.T) {
 	}
 	// Its own heading and a way back; not the inbox's heading, filters or views.
 	must(t, body, "<h1>Mention</h1>", `<a href="/">← Inbox</a>`, `class="btn-small st-btn"`)
-	for _, inbox := range []string{"<h1>Inbox</h1>", `class="filters"`, "All mentions", `id="f-search"`} {
+	for _, inbox := range []string{"<h1>Inbox</h1>", `class="filters"`, "All mentions", `id="f-search"`, `class="sel"`} {
 		if strings.Contains(body, inbox) {
 			t.Errorf("mention page shows the inbox's %q", inbox)
 		}
