@@ -30,6 +30,10 @@ type HTTP struct {
 	MaxWait time.Duration // longest Retry-After we sleep through instead of failing (default 5s)
 	Now     func() time.Time
 	Header  http.Header // extra headers on every request
+	// UserURL marks a client of user-supplied URLs (feeds, review pages):
+	// an error never quotes the response body (the status line only), and
+	// an address the guard refuses is not retried.
+	UserURL bool
 }
 
 // StatusError is a non-2xx answer that is not a rate limit.
@@ -40,7 +44,21 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
+	if e.Body == "" {
+		return fmt.Sprintf("%s: HTTP %d %s", e.Source, e.Status, http.StatusText(e.Status))
+	}
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Source, e.Status, e.Body)
+}
+
+// errorBody is what a StatusError may quote of a response body: nothing
+// for user-supplied URLs (a URL pointed at an internal service must not
+// read it back through last_error), the start of it for platform APIs,
+// whose error answers say what went wrong.
+func (h *HTTP) errorBody(body []byte) string {
+	if h.UserURL {
+		return ""
+	}
+	return snippet(body)
 }
 
 func (h *HTTP) now() time.Time {
@@ -109,6 +127,9 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
+			if fe := forbiddenAddress(err); fe != nil {
+				return nil, nil, fmt.Errorf("%s: %w", h.Source, fe) // refused before connecting: no retry
+			}
 			lastErr = fmt.Errorf("%s: %w", h.Source, err)
 			continue
 		}
@@ -134,10 +155,10 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 			}
 			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until}
 		case resp.StatusCode >= 500:
-			lastErr = &StatusError{Source: h.Source, Status: resp.StatusCode, Body: snippet(body)}
+			lastErr = &StatusError{Source: h.Source, Status: resp.StatusCode, Body: h.errorBody(body)}
 			continue
 		default:
-			return nil, resp.Header, &StatusError{Source: h.Source, Status: resp.StatusCode, Body: snippet(body)}
+			return nil, resp.Header, &StatusError{Source: h.Source, Status: resp.StatusCode, Body: h.errorBody(body)}
 		}
 	}
 	return nil, nil, lastErr

@@ -25,10 +25,13 @@ const gdeltWindow = 90 * 24 * time.Hour
 
 // NewsConfig configures the news collector.
 type NewsConfig struct {
-	GoogleNewsBaseURL string // EARSHOT_NEWS_BASE_URL; default GoogleNewsBaseURL
-	GDELTBaseURL      string // EARSHOT_GDELT_BASE_URL; default GDELTBaseURL
-	Client            *http.Client
-	Now               func() time.Time
+	GoogleNewsBaseURL string       // EARSHOT_NEWS_BASE_URL; default GoogleNewsBaseURL
+	GDELTBaseURL      string       // EARSHOT_GDELT_BASE_URL; default GDELTBaseURL
+	Client            *http.Client // Google News and GDELT
+	// FeedClient reads the monitors' feed_urls, which users supply; default
+	// NewUserURLClient(false), the guarded client (see userurl.go).
+	FeedClient *http.Client
+	Now        func() time.Time
 }
 
 // News reads a monitor's own RSS/Atom feeds (feed_urls) and, when the
@@ -36,8 +39,9 @@ type NewsConfig struct {
 // search needs a key. Google News' terms allow personal, non-commercial
 // feed-reader use only; operators decide whether that covers them.
 type News struct {
-	cfg  NewsConfig
-	http *HTTP
+	cfg   NewsConfig
+	http  *HTTP // Google News, GDELT
+	feeds *HTTP // feed_urls
 }
 
 // NewNews returns a news collector.
@@ -47,7 +51,11 @@ func NewNews(cfg NewsConfig) *News {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &News{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "news", Now: cfg.Now}}
+	if cfg.FeedClient == nil {
+		cfg.FeedClient = NewUserURLClient(false)
+	}
+	return &News{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "news", Now: cfg.Now},
+		feeds: &HTTP{Client: cfg.FeedClient, Source: "news", Now: cfg.Now, UserURL: true}}
 }
 
 func (n *News) Source() string { return "news" }
@@ -80,7 +88,7 @@ func (n *News) Fetch(ctx context.Context, q Query) (Batch, error) {
 		}
 	}
 	for _, u := range q.FeedURLs {
-		got, err := n.fetchFeed(ctx, u, now)
+		got, err := n.fetchFeed(ctx, n.feeds, u, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("feed %s: %w", u, err))
 			continue
@@ -89,7 +97,7 @@ func (n *News) Fetch(ctx context.Context, q Query) (Batch, error) {
 	}
 	if gq := googleNewsQuery(q, now); gq != "" {
 		u := n.cfg.GoogleNewsBaseURL + "/rss/search?q=" + url.QueryEscape(gq) + "&hl=en-US&gl=US&ceid=US:en"
-		got, err := n.fetchFeed(ctx, u, now)
+		got, err := n.fetchFeed(ctx, n.http, u, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("google news: %w", err))
 		} else {
@@ -181,8 +189,17 @@ type feedDoc struct {
 	Entries []atomEntry `xml:"entry"`
 }
 
-func (n *News) fetchFeed(ctx context.Context, feedURL string, now time.Time) ([]Post, error) {
-	body, _, err := n.http.Do(ctx, func() (*http.Request, error) {
+func (n *News) fetchFeed(ctx context.Context, client *HTTP, feedURL string, now time.Time) ([]Post, error) {
+	if client.UserURL {
+		u, err := url.Parse(feedURL)
+		if err != nil {
+			return nil, fmt.Errorf("not a valid URL")
+		}
+		if err := checkUserURL(u); err != nil {
+			return nil, err
+		}
+	}
+	body, _, err := client.Do(ctx, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, feedURL, nil)
 		if err == nil {
 			req.Header.Set("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8")

@@ -45,7 +45,7 @@ func newsServer(t *testing.T, google, gdelt string) (*httptest.Server, *requestL
 }
 
 func newTestNews(srv *httptest.Server) *News {
-	return NewNews(NewsConfig{GoogleNewsBaseURL: srv.URL, GDELTBaseURL: srv.URL, Client: srv.Client(), Now: nowC})
+	return NewNews(NewsConfig{GoogleNewsBaseURL: srv.URL, GDELTBaseURL: srv.URL, Client: srv.Client(), FeedClient: NewUserURLClient(true), Now: nowC})
 }
 
 func TestNewsFeedsAndSearches(t *testing.T) {

@@ -44,6 +44,9 @@ const (
 // from getenv. client is shared by every collector (nil: http.DefaultClient).
 func NewRegistry(getenv Env, client *http.Client) *Registry {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+	// feed_urls and review pages come from users: they are read through
+	// the webhook address guard, lifted by the same development switch.
+	userClient := NewUserURLClient(get(EnvAllowPrivate) == "1")
 	all := []Collector{
 		NewX(XConfig{BaseURL: get(EnvXBaseURL), BearerToken: get(EnvXBearerToken), Client: client}),
 		NewReddit(RedditConfig{
@@ -58,12 +61,13 @@ func NewRegistry(getenv Env, client *http.Client) *Registry {
 		NewLinkedIn(LinkedInConfig{BaseURL: get(EnvLinkedInBaseURL), AccessToken: get(EnvLinkedInToken), Version: get(EnvLinkedInVersion), Client: client}),
 		NewThreads(ThreadsConfig{BaseURL: get(EnvThreadsBaseURL), AccessToken: get(EnvThreadsToken), Client: client}),
 		NewHN(HNConfig{BaseURL: get(EnvHNBaseURL), Client: client}),
-		NewNews(NewsConfig{GoogleNewsBaseURL: get(EnvNewsBaseURL), GDELTBaseURL: get(EnvGDELTBaseURL), Client: client}),
+		NewNews(NewsConfig{GoogleNewsBaseURL: get(EnvNewsBaseURL), GDELTBaseURL: get(EnvGDELTBaseURL), Client: client, FeedClient: userClient}),
 		NewReviews(ReviewsConfig{
 			AppStoreBaseURL:   get(EnvAppStoreBaseURL),
 			TrustpilotBaseURL: get(EnvTrustpilotBaseURL),
 			TrustpilotAPIKey:  get(EnvTrustpilotAPIKey),
 			Client:            client,
+			PageClient:        userClient,
 		}),
 	}
 	r := &Registry{byName: map[string]Collector{}}
@@ -93,8 +97,10 @@ func (r *Registry) All() []Collector {
 // DemoEnv is the environment of `earshot demo`: every source, and every
 // sub-service (GDELT, App Store, Trustpilot, Reddit OAuth), points at
 // replayURL + "/<source>", served by NewReplayHandler, and every source has
-// a placeholder credential so it runs. Nothing is read from the real
-// environment.
+// a placeholder credential so it runs. The demo monitors' feed and review
+// URLs are on the replay server, a loopback address, so the user-URL guard
+// is lifted (EnvAllowPrivate) as for any local development; metadata
+// addresses stay refused. Nothing is read from the real environment.
 func DemoEnv(replayURL string) Env {
 	base := strings.TrimRight(replayURL, "/")
 	values := map[string]string{
@@ -114,6 +120,7 @@ func DemoEnv(replayURL string) Env {
 		EnvAppStoreBaseURL:    base + "/reviews",
 		EnvTrustpilotBaseURL:  base + "/reviews",
 		EnvTrustpilotAPIKey:   "demo-key",
+		EnvAllowPrivate:       "1",
 	}
 	return func(name string) string { return values[name] }
 }

@@ -26,11 +26,15 @@ const (
 
 // ReviewsConfig configures the reviews collector.
 type ReviewsConfig struct {
-	AppStoreBaseURL   string // EARSHOT_APPSTORE_BASE_URL; default AppStoreBaseURL
-	TrustpilotBaseURL string // EARSHOT_TRUSTPILOT_BASE_URL; default TrustpilotBaseURL
-	TrustpilotAPIKey  string // EARSHOT_TRUSTPILOT_API_KEY; optional
-	Client            *http.Client
-	Now               func() time.Time
+	AppStoreBaseURL   string       // EARSHOT_APPSTORE_BASE_URL; default AppStoreBaseURL
+	TrustpilotBaseURL string       // EARSHOT_TRUSTPILOT_BASE_URL; default TrustpilotBaseURL
+	TrustpilotAPIKey  string       // EARSHOT_TRUSTPILOT_API_KEY; optional
+	Client            *http.Client // App Store and Trustpilot APIs
+	// PageClient reads review_urls as pages (JSON-LD, Trustpilot without a
+	// key), which users supply; default NewUserURLClient(false), the
+	// guarded client (see userurl.go).
+	PageClient *http.Client
+	Now        func() time.Time
 }
 
 // Reviews reads the review URLs a monitor names. It recognises each URL by
@@ -40,8 +44,9 @@ type ReviewsConfig struct {
 //     otherwise the page's own JSON-LD;
 //   - anything else: a page carrying schema.org Review JSON-LD.
 type Reviews struct {
-	cfg  ReviewsConfig
-	http *HTTP
+	cfg   ReviewsConfig
+	http  *HTTP // App Store, Trustpilot API
+	pages *HTTP // review_urls read as pages
 }
 
 // NewReviews returns a reviews collector.
@@ -51,7 +56,11 @@ func NewReviews(cfg ReviewsConfig) *Reviews {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Reviews{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "reviews", Now: cfg.Now}}
+	if cfg.PageClient == nil {
+		cfg.PageClient = NewUserURLClient(false)
+	}
+	return &Reviews{cfg: cfg, http: &HTTP{Client: cfg.Client, Source: "reviews", Now: cfg.Now},
+		pages: &HTTP{Client: cfg.PageClient, Source: "reviews", Now: cfg.Now, UserURL: true}}
 }
 
 func (r *Reviews) Source() string { return "reviews" }
@@ -353,7 +362,14 @@ func (r *Reviews) fetchTrustpilot(ctx context.Context, domain string, since time
 var reLDScript = regexp.MustCompile(`(?is)<script\b[^>]*\btype\s*=\s*["']?application/ld\+json["']?[^>]*>(.*?)</script\s*>`)
 
 func (r *Reviews) fetchJSONLD(ctx context.Context, pageURL string) ([]Post, error) {
-	body, _, err := r.http.Do(ctx, func() (*http.Request, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid URL")
+	}
+	if err := checkUserURL(u); err != nil {
+		return nil, err
+	}
+	body, _, err := r.pages.Do(ctx, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, pageURL, nil)
 		if err == nil {
 			req.Header.Set("Accept", "text/html,application/xhtml+xml")

@@ -70,7 +70,7 @@ func reviewsServer(t *testing.T, appstore string) (*httptest.Server, *requestLog
 }
 
 func newTestReviews(srv *httptest.Server, key string) *Reviews {
-	return NewReviews(ReviewsConfig{AppStoreBaseURL: srv.URL, TrustpilotBaseURL: srv.URL, TrustpilotAPIKey: key, Client: srv.Client(), Now: nowC})
+	return NewReviews(ReviewsConfig{AppStoreBaseURL: srv.URL, TrustpilotBaseURL: srv.URL, TrustpilotAPIKey: key, Client: srv.Client(), PageClient: NewUserURLClient(true), Now: nowC})
 }
 
 func TestReviewsAllKinds(t *testing.T) {
