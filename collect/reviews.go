@@ -206,6 +206,13 @@ func (r *Reviews) fetchAppStore(ctx context.Context, country, appID string, sinc
 				continue // older feeds put the app itself first
 			}
 			reviews++
+			if strings.TrimSpace(e.Updated.Label) == "" {
+				// Some feeds (a 2020 capture, PLATFORMS §8) carry no
+				// "updated", and no other date: without one the review
+				// cannot be placed in the scan window, so it is skipped
+				// rather than failing the whole source.
+				continue
+			}
 			p, err := appStorePost(e, country, appID)
 			if err != nil {
 				return posts, err

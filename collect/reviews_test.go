@@ -230,3 +230,19 @@ func TestClassifyReviewURL(t *testing.T) {
 		}
 	}
 }
+
+// A review without "updated" (PLATFORMS §8: a 2020 capture lacks it) is
+// skipped; the others are read and the source does not fail.
+func TestReviewsAppStoreEntryWithoutUpdated(t *testing.T) {
+	srv, _ := reviewsServer(t, "appstore_no_updated")
+	b, err := newTestReviews(srv, "").Fetch(context.Background(), Query{
+		ReviewURLs: []string{"https://apps.apple.com/us/app/acme-projects/id1234567890"},
+		Since:      testNowC.Add(-72 * time.Hour),
+	})
+	if err != nil {
+		t.Fatalf("one review without a date failed the source: %v", err)
+	}
+	if len(b.Posts) != 1 || b.Posts[0].ExternalID != "appstore:11290024630" {
+		t.Errorf("posts %+v, want the dated review only", b.Posts)
+	}
+}
