@@ -90,10 +90,8 @@ func hnSearches(q Query) []hnSearch {
 			out = append(out, hnSearch{query: k, tags: hnTypeTags})
 		}
 	}
-	for _, a := range q.WatchAccounts {
-		if a = NormalizeHandle(a); a != "" {
-			out = append(out, hnSearch{tags: hnTypeTags + ",author_" + a})
-		}
+	for _, a := range watchHandles("hn", q.WatchAccounts) {
+		out = append(out, hnSearch{tags: hnTypeTags + ",author_" + a})
 	}
 	return out
 }

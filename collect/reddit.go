@@ -333,10 +333,8 @@ func redditQueries(q Query) []string {
 			terms = append(terms, redditQuote(k))
 		}
 	}
-	for _, a := range q.WatchAccounts {
-		if a = NormalizeHandle(a); a != "" {
-			terms = append(terms, "author:"+a)
-		}
+	for _, a := range watchHandles("reddit", q.WatchAccounts) {
+		terms = append(terms, "author:"+a)
 	}
 	var out []string
 	cur := ""

@@ -239,7 +239,7 @@ func TestRedditQueries(t *testing.T) {
 	}{
 		{Query{Keywords: []string{"acme", "c++"}}, []string{`acme OR "c++"`}},
 		{Query{Keywords: []string{"acme", "board"}, QueryMode: "all"}, []string{`(acme AND board)`}},
-		{Query{Keywords: []string{"acme", "board"}, QueryMode: "phrase", WatchAccounts: []string{"@acme_hq", "u/pm"}}, []string{`"acme board" OR author:acme_hq OR author:pm`}},
+		{Query{Keywords: []string{"acme", "board"}, QueryMode: "phrase", WatchAccounts: []string{"@acme_hq", "u/pm_kate", "urn:li:organization:7"}}, []string{`"acme board" OR author:acme_hq OR author:pm_kate`}},
 		{Query{}, nil},
 		{Query{Keywords: []string{strings.Repeat("a", 300), strings.Repeat("b", 300)}}, []string{strings.Repeat("a", 300), strings.Repeat("b", 300)}},
 	}

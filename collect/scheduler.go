@@ -296,7 +296,10 @@ func (s *Scheduler) unconfigured(m *store.Monitor, c Collector) string {
 			return "this monitor has no keywords or feed_urls"
 		}
 	default:
-		if len(m.Keywords) == 0 && len(m.WatchAccounts) == 0 {
+		if len(queryKeywords(m.Keywords, "")) == 0 && !watchesAccounts(src, m.WatchAccounts) {
+			if len(m.WatchAccounts) > 0 {
+				return "this monitor has no keywords, and none of its watch_accounts is a " + src + " account"
+			}
 			return "this monitor has no keywords or watch_accounts"
 		}
 	}

@@ -252,10 +252,8 @@ func xQueries(q Query) []string {
 			terms = append(terms, xQuote(k))
 		}
 	}
-	for _, a := range q.WatchAccounts {
-		if a = NormalizeHandle(a); a != "" {
-			terms = append(terms, "from:"+a)
-		}
+	for _, a := range watchHandles("x", q.WatchAccounts) {
+		terms = append(terms, "from:"+a)
 	}
 	const suffix = " -is:retweet"
 	var out []string

@@ -1,0 +1,49 @@
+package collect
+
+import (
+	"regexp"
+	"strings"
+)
+
+// watch_accounts holds handles of every platform in one list (an X handle,
+// a Reddit user, a LinkedIn organization URN). Each collector sends only
+// the entries that can be an account on its platform; the rest would make
+// queries such as "from:urn:li:organization:1" that match nothing or fail.
+// Matching (match.go) still takes every entry: a post's author is compared
+// with all of them.
+
+var accountPatterns = map[string]*regexp.Regexp{
+	"x":      regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`),  // X: letters, digits, underscore, at most 15
+	"reddit": regexp.MustCompile(`^[A-Za-z0-9_-]{3,20}$`), // Reddit: 3–20 letters, digits, - and _
+	"hn":     regexp.MustCompile(`^[A-Za-z0-9_-]{2,15}$`), // HN: 2–15 letters, digits, - and _
+}
+
+// watchHandles returns the entries of watch that are valid account handles
+// on source, normalised (no "@", no "u/") and without repeats; nil for a
+// platform whose collector does not search by account. LinkedIn reads its
+// own form, LinkedInOrganizations.
+func watchHandles(source string, watch []string) []string {
+	re := accountPatterns[source]
+	if re == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range watch {
+		h := NormalizeHandle(w)
+		if !re.MatchString(h) || seen[strings.ToLower(h)] {
+			continue
+		}
+		seen[strings.ToLower(h)] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// watchesAccounts reports whether watch holds anything source can look up.
+func watchesAccounts(source string, watch []string) bool {
+	if source == "linkedin" {
+		return len(LinkedInOrganizations(watch)) > 0
+	}
+	return len(watchHandles(source, watch)) > 0
+}
