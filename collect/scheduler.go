@@ -287,6 +287,12 @@ func (s *Scheduler) unconfigured(m *store.Monitor, c Collector) string {
 	}
 	switch src {
 	case "linkedin":
+	case "youtube", "threads":
+		// Both search by keyword only (README, Known limitations): a
+		// monitor that watches accounts alone gives them nothing to ask.
+		if len(queryKeywords(m.Keywords, "")) == 0 {
+			return src + " searches by keyword only, and this monitor has no keywords (watch_accounts is not used for " + src + ")"
+		}
 	case "reviews":
 		if len(m.ReviewURLs) == 0 {
 			return "this monitor has no review_urls to read"
@@ -332,13 +338,17 @@ func (s *Scheduler) acquire(ctx context.Context, source string) (release func())
 func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.Monitor, c Collector, prev store.SourceRecord) {
 	src := c.Source()
 	now := s.now()
-	if prev.RateLimitedUntil != nil && now.Before(*prev.RateLimitedUntil) {
+	// Configuration first: a source whose credentials were removed (or a
+	// monitor left with nothing to search) while it was rate limited is
+	// not_configured now, not rate_limited until the platform's reset.
+	why := s.unconfigured(m, c)
+	if why == "" && prev.RateLimitedUntil != nil && now.Before(*prev.RateLimitedUntil) {
 		s.scans.Inc(src, "skipped_rate_limited")
 		return
 	}
 	o := scanOutcome{started: now}
 	var counts ScanCounts
-	if why := s.unconfigured(m, c); why != "" {
+	if why != "" {
 		o.notConfigured = why
 	} else {
 		release := s.acquire(ctx, src)
