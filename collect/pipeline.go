@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,7 +115,7 @@ func NewPipeline(st *store.Store, cls classify.Classifier, cfg PipelineConfig, l
 		projects: map[string]*projectContext{},
 		met: pipelineMetrics{
 			posts:   m.Counter("earshot_collect_posts_total", "Posts through the collection pipeline by source and stage (fetched, matched, new, duplicate, dropped_quota, irrelevant).", "source", "stage"),
-			calls:   m.Counter("earshot_classifier_calls_total", "Classifier calls by classifier and outcome (ok, error).", "classifier", "outcome"),
+			calls:   m.Counter("earshot_classifier_calls_total", "Classifier calls by classifier and outcome (ok; fallback: the built-in classifier answered; error).", "classifier", "outcome"),
 			latency: m.Histogram("earshot_classifier_seconds", "Time to classify one post.", metrics.DefaultBuckets, "classifier"),
 			toEvent: m.Histogram("earshot_post_to_mention_seconds", "From a post handed to the pipeline to its mention (and mention.created event) committed.", metrics.DefaultBuckets, "source"),
 			queued:  m.Histogram("earshot_ingest_queued_seconds", "How long a classified batch waited for the store's writer.", metrics.DefaultBuckets),
@@ -408,7 +409,17 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		if err != nil {
 			return store.NewMention{}, err
 		}
-		res.Classifier = p.fallback.Name() + "(fallback)"
+		res.Classifier = classify.FallbackName
+	} else if res.Classifier == classify.FallbackName {
+		// Ollama failed and answered with the built-in rules itself.
+		p.met.calls.Inc(name, "fallback")
+		reason := ""
+		for _, r := range res.Reasons {
+			if strings.HasPrefix(r, "ollama failed") {
+				reason = r
+			}
+		}
+		p.log.Warn("classifier failed; the built-in one answered", "classifier", name, "source", source, "external_id", post.ExternalID, "reason", reason)
 	} else {
 		p.met.calls.Inc(name, "ok")
 	}
