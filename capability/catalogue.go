@@ -506,15 +506,15 @@ func isText(t reflect.Type) bool {
 }
 
 func checkString(f Field, param, s string) error {
-	if f.NotBlank && s != "" && strings.TrimSpace(s) == "" {
+	if f.NotBlank && strings.TrimSpace(s) == "" {
 		return Invalid(param, "%s must not be blank", param)
 	}
 	n := utf8.RuneCountInString(s)
 	if f.MaxLen > 0 && n > f.MaxLen {
-		return Invalid(param, "%s must be at most %d characters", param, f.MaxLen)
+		return Invalid(param, "%s must be at most %s", param, characters(f.MaxLen))
 	}
 	if f.MinLen > 0 && n < f.MinLen {
-		return Invalid(param, "%s must be at least %d characters", param, f.MinLen)
+		return Invalid(param, "%s must be at least %s", param, characters(f.MinLen))
 	}
 	if len(f.Enum) > 0 && !contains(f.Enum, s) {
 		return Invalid(param, "%s must be one of %s", param, strings.Join(f.Enum, ", "))
@@ -610,4 +610,11 @@ func (n NullString) Ptr() *string {
 	}
 	v := n.V
 	return &v
+}
+
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return strconv.Itoa(n) + " characters"
 }

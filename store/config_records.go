@@ -45,7 +45,7 @@ func (s *Store) View(ctx context.Context, projectID, id string) (*View, error) {
 
 // ListViews lists saved views, oldest first.
 func (s *Store) ListViews(ctx context.Context, projectID string) ([]*View, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE project_id = ? ORDER BY created_at, id`, projectID)
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Store) ListAlerts(ctx context.Context, projectID string, activeOnly boo
 	if activeOnly {
 		q += ` AND active = 1`
 	}
-	rows, err := s.r.QueryContext(ctx, q+` ORDER BY created_at, id`, projectID)
+	rows, err := s.r.QueryContext(ctx, q+` ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (s *Store) Webhook(ctx context.Context, projectID, id string) (*Webhook, er
 
 // ListWebhooks lists a project's webhooks, oldest first.
 func (s *Store) ListWebhooks(ctx context.Context, projectID string) ([]*Webhook, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE project_id = ? ORDER BY created_at, id`, projectID)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}

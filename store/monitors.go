@@ -89,7 +89,7 @@ func (s *Store) MonitorAny(ctx context.Context, projectID, id string) (*Monitor,
 
 // ListMonitors lists a project's live monitors, oldest first.
 func (s *Store) ListMonitors(ctx context.Context, projectID string) ([]*Monitor, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, id`, projectID)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (s *Store) KeywordGroup(ctx context.Context, projectID, id string) (*Keywor
 
 // ListKeywordGroups lists a project's groups, oldest first.
 func (s *Store) ListKeywordGroups(ctx context.Context, projectID string) ([]*KeywordGroup, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE project_id = ? ORDER BY created_at, id`, projectID)
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}

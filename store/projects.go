@@ -149,7 +149,7 @@ func (s *Store) ProjectsForUser(ctx context.Context, userID string) ([]*Project,
 
 // AllProjects lists every project (scheduler, admin).
 func (s *Store) AllProjects(ctx context.Context) ([]*Project, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY created_at, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY created_at, rowid`)
 	if err != nil {
 		return nil, err
 	}
