@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"earshot/deliver"
 	"earshot/store"
 )
 
@@ -145,7 +146,36 @@ func (s *Service) resolveGroup(ctx context.Context, projectID string, id *string
 	return g, err
 }
 
+// checkFetchURLs refuses feed and review URLs that name a refused address
+// (CONTRACT §8's guard, applied to what collectors fetch for the user), so
+// the user hears it at once instead of from a failing source.
+func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) error {
+	if p.Kind == KindSystem {
+		return nil // the demo's own seeding points at its local replay server
+	}
+	for i, raw := range urls {
+		if err := deliver.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
+			param := fmt.Sprintf("%s[%d]", field, i)
+			var ue *deliver.URLError
+			if errors.As(err, &ue) {
+				if errors.Is(err, deliver.ErrForbiddenAddress) {
+					return Invalid(param, "%s: %s; feeds and review pages must be public addresses", param, ue.Reason)
+				}
+				return Invalid(param, "%s: %s", param, ue.Reason)
+			}
+			return Invalid(param, "%s is not an allowed URL", param)
+		}
+	}
+	return nil
+}
+
 func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMonitorIn) (*store.Monitor, error) {
+	if err := s.checkFetchURLs(p, "feed_urls", in.FeedURLs); err != nil {
+		return nil, err
+	}
+	if err := s.checkFetchURLs(p, "review_urls", in.ReviewURLs); err != nil {
+		return nil, err
+	}
 	m := &store.Monitor{ProjectID: p.ProjectID, Name: in.Name, Keywords: nz(in.Keywords), ExcludeKeywords: nz(in.ExcludeKeywords),
 		QueryMode: or(in.QueryMode, "any"), WatchAccounts: nz(in.WatchAccounts), FeedURLs: nz(in.FeedURLs), ReviewURLs: nz(in.ReviewURLs),
 		Sources: dedupe(nz(in.Sources)), GroupName: in.GroupName, Active: true, ScanIntervalMinutes: 15, BackfillHours: 24}
@@ -208,6 +238,16 @@ func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMon
 	set(&m.Keywords, in.Keywords)
 	set(&m.ExcludeKeywords, in.ExcludeKeywords)
 	set(&m.WatchAccounts, in.WatchAccounts)
+	if in.FeedURLs != nil {
+		if err := s.checkFetchURLs(p, "feed_urls", *in.FeedURLs); err != nil {
+			return nil, err
+		}
+	}
+	if in.ReviewURLs != nil {
+		if err := s.checkFetchURLs(p, "review_urls", *in.ReviewURLs); err != nil {
+			return nil, err
+		}
+	}
 	set(&m.FeedURLs, in.FeedURLs)
 	set(&m.ReviewURLs, in.ReviewURLs)
 	if in.Sources != nil {

@@ -79,6 +79,34 @@ func ValidateURL(raw string, allowPrivate bool) error {
 	return validateURL(ctx, raw, allowPrivate, net.DefaultResolver.LookupNetIP)
 }
 
+// ValidateFetchURL checks a URL Earshot will fetch for a user (a monitor's
+// feed or review page) when it is saved: http or https, no userinfo, and a
+// host that is not written as a refused address (an IP literal of a
+// private, loopback, link-local or metadata range, a non-canonical IPv4
+// spelling, localhost). It does not resolve names, so a self-hosted
+// instance without DNS can still save a monitor; the collectors' client
+// (NewClient) checks every resolved address at connect time.
+func ValidateFetchURL(raw string, allowPrivate bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalidURL("must be an absolute http(s) URL")
+	}
+	if u.User != nil {
+		return invalidURL("userinfo is not allowed")
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return checkAddr(addr.WithZone(""), allowPrivate)
+	}
+	if endsInNumber(host) {
+		return forbiddenAddress("%q is a non-canonical IPv4 address", host)
+	}
+	if !allowPrivate && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
+		return forbiddenAddress("%s is loopback", host)
+	}
+	return nil
+}
+
 // lookupFunc resolves a host name; net.Resolver.LookupNetIP in production, a
 // fake in tests.
 type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)

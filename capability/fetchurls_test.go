@@ -1,0 +1,41 @@
+package capability_test
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"earshot/capability"
+)
+
+// Feed and review URLs are fetched for the user, so a monitor cannot name a
+// loopback, private or metadata address (CONTRACT §8's guard); names are not
+// resolved at save time (the collectors check resolved addresses).
+func TestMonitorFetchURLsGuard(t *testing.T) {
+	e := newEnv(t)
+	e.svc = capability.New(e.st, capability.Config{BaseURL: "http://earshot.test", PlanQuotas: map[string]int{"trial": 1000}}, slog.New(slog.DiscardHandler))
+	for _, c := range []struct {
+		name  string
+		args  map[string]any
+		param string
+	}{
+		{"loopback feed", map[string]any{"name": "m", "feed_urls": []string{"https://blog.example/rss", "http://127.0.0.1:8080/api/v1/monitors"}}, "feed_urls[1]"},
+		{"metadata review page", map[string]any{"name": "m", "review_urls": []string{"http://169.254.169.254/latest/meta-data/"}}, "review_urls[0]"},
+		{"localhost", map[string]any{"name": "m", "feed_urls": []string{"http://localhost/feed"}}, "feed_urls[0]"},
+		{"decimal IPv4", map[string]any{"name": "m", "feed_urls": []string{"http://2130706433/feed"}}, "feed_urls[0]"},
+	} {
+		r := e.call(e.a, "create_monitor", "", c.args)
+		wantErr(t, c.name, r, http.StatusBadRequest, "VALIDATION_ERROR", c.param)
+		if !strings.Contains(r.Err.Message, "public") && !strings.Contains(r.Err.Message, "IPv4") {
+			t.Errorf("%s: message %q", c.name, r.Err.Message)
+		}
+	}
+	ok := e.call(e.a, "create_monitor", "", map[string]any{"name": "ok", "feed_urls": []string{"https://blog.example/rss", "http://news.example/atom.xml"}})
+	if ok.Err != nil {
+		t.Fatalf("public feeds refused: %v", ok.Err)
+	}
+	id := ok.data["id"].(string)
+	r := e.call(e.a, "update_monitor", "", map[string]any{"id": id, "feed_urls": []string{"http://10.0.0.8/feed"}})
+	wantErr(t, "update to a private feed", r, http.StatusBadRequest, "VALIDATION_ERROR", "feed_urls[0]")
+}
