@@ -162,12 +162,7 @@ func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLo
 	out := &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
 		Summary: &res.Summary, IsRelevant: &res.IsRelevant}
 	if res.Classifier == classify.FallbackName {
-		out.fallback = "ollama failed"
-		for _, r := range res.Reasons {
-			if strings.HasPrefix(r, "ollama failed") {
-				out.fallback = r
-			}
-		}
+		out.fallback = cmp.Or(classify.FallbackReason(res), "ollama failed")
 	}
 	return out
 }

@@ -219,3 +219,33 @@ func TestMCPCommandChecksSettings(t *testing.T) {
 		}
 	}
 }
+
+// Requests that reuse an id each get an answer: a second one while the
+// first still runs is refused with -32600 instead of silently dropped.
+func TestMCPStdioReusedIDIsAnswered(t *testing.T) {
+	data, key := mcpProject(t)
+	lines := []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`}
+	for _, name := range []string{"Rep-a", "Rep-b", "Rep-c"} {
+		lines = append(lines, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_monitor","arguments":{"name":"`+name+`","keywords":["rep"]}}}`)
+	}
+	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "EARSHOT_TEST_AS_CLI=1", "EARSHOT_API_KEY="+key)
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("earshot mcp: %v\nstderr: %s", err, stderr.String())
+	}
+	answers := 0
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var a struct{ ID any }
+		json.Unmarshal([]byte(line), &a)
+		if a.ID == float64(7) {
+			answers++
+		}
+	}
+	if answers != 3 {
+		t.Errorf("%d answers with id 7 for 3 requests:\n%s", answers, out.String())
+	}
+}

@@ -172,6 +172,13 @@ func TestSummarize(t *testing.T) {
 		{"breaks inside HTML are spaces", "<p>Acme crashes\nwhen I upload</p><p>Sent from my phone</p>", func(s string) bool { return s == "Acme crashes when I upload" }},
 		{"a heart is not a tag", "I <3 Acme so much", func(s string) bool { return s == "I <3 Acme so much" }},
 		{"script is not text", "<script>alert(1)</script><p>Acme is great</p><STYLE>p{}</STYLE>", func(s string) bool { return s == "Acme is great" }},
+		// Lower-casing changes the length of "Ⱥ" and "K" (Kelvin): positions
+		// must come from the text itself (this panicked).
+		{"script after letters that change length", strings.Repeat("Ⱥ", 20) + " Acme<script>x</script> works", func(s string) bool {
+			return strings.HasSuffix(s, "Acme works") && utf8.ValidString(s) && !strings.Contains(s, "x")
+		}},
+		{"kelvin sign", "\u212a\u212a\u212a <script>alert(1)</script>Acme works great", func(s string) bool { return s == "\u212a\u212a\u212a Acme works great" }},
+		{"a longer tag name is not script", "<scripts>keep</scripts><script>drop</script>Acme ok", func(s string) bool { return s == "keep Acme ok" }},
 		{"cut at word", long, func(s string) bool {
 			return utf8.RuneCountInString(s) <= 200 && strings.HasSuffix(s, "…") && strings.HasSuffix(strings.TrimSuffix(s, "…"), "word")
 		}},

@@ -112,6 +112,18 @@ func parseOllamaHost(h string) *url.URL {
 // classify and the built-in classifier answered.
 const FallbackName = "builtin(fallback)"
 
+// FallbackReason says why Ollama did not answer a fallback result ("ollama
+// failed: …"), or "" for a result Ollama answered.
+func FallbackReason(r Result) string {
+	reason := ""
+	for _, s := range r.Reasons {
+		if strings.HasPrefix(s, "ollama failed") {
+			reason = s
+		}
+	}
+	return reason
+}
+
 // Name implements Classifier.
 func (o *Ollama) Name() string { return "ollama:" + o.cfg.Model }
 

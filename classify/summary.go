@@ -208,28 +208,82 @@ func cutAtWord(s string, n int) string {
 }
 
 // dropElements removes each <name …>…</name> element of s, contents
-// included (case-insensitive; an unclosed one runs to the end).
+// included (ASCII case-insensitive; an unclosed one runs to the end). One
+// forward pass over s itself: positions found in a lower-cased copy would
+// not be positions in s (lower-casing changes some characters' length).
 func dropElements(s string, names ...string) string {
-	for _, name := range names {
-		for {
-			low := strings.ToLower(s)
-			i := strings.Index(low, "<"+name)
-			if i < 0 || !tagEnds(low[i+1+len(name):]) {
-				break
-			}
-			end := len(s)
-			if j := strings.Index(low[i:], "</"+name); j >= 0 {
-				end = i + j
-				if k := strings.IndexByte(low[end:], '>'); k >= 0 {
-					end += k + 1
-				} else {
-					end = len(s)
-				}
-			}
-			s = s[:i] + " " + s[end:]
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	i := 0
+	for i < len(s) {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		j += i
+		name := elementAt(s[j+1:], names)
+		if name == "" {
+			b.WriteString(s[i : j+1])
+			i = j + 1
+			continue
+		}
+		b.WriteString(s[i:j])
+		b.WriteByte(' ')
+		end := indexCloseTag(s[j+1:], name)
+		if end < 0 {
+			return b.String()
+		}
+		i = j + 1 + end
+	}
+	return b.String()
+}
+
+// elementAt returns the name in names that rest starts with as a complete
+// tag name ("script>" or "script src=…", not "scripts"), or "".
+func elementAt(rest string, names []string) string {
+	for _, n := range names {
+		if len(rest) >= len(n) && asciiEqualFold(rest[:len(n)], n) && tagEnds(rest[len(n):]) {
+			return n
 		}
 	}
-	return s
+	return ""
+}
+
+// indexCloseTag returns the offset just past "</name…>" in s, or -1.
+func indexCloseTag(s, name string) int {
+	for off := 0; ; {
+		k := strings.Index(s[off:], "</")
+		if k < 0 {
+			return -1
+		}
+		k += off + 2
+		if len(s)-k >= len(name) && asciiEqualFold(s[k:k+len(name)], name) {
+			if gt := strings.IndexByte(s[k:], '>'); gt >= 0 {
+				return k + gt + 1
+			}
+			return len(s)
+		}
+		off = k
+	}
+}
+
+// asciiEqualFold compares a byte string with a lower-case ASCII name,
+// ignoring ASCII case only.
+func asciiEqualFold(a, lowerName string) bool {
+	for i := 0; i < len(lowerName); i++ {
+		c := a[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lowerName[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // tagEnds reports whether a tag name is complete at the start of rest

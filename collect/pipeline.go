@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -396,7 +395,7 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		Categories: pc.categories, Relevance: pc.relevance,
 	}
 	start := time.Now()
-	res, err := p.cls.Classify(ctx, in)
+	res, err := safeClassify(ctx, p.cls, in)
 	name := p.cls.Name()
 	p.met.latency.Since(start, name)
 	if err != nil {
@@ -405,21 +404,23 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 			return store.NewMention{}, ctx.Err()
 		}
 		p.log.Warn("classifier failed; using the built-in one", "classifier", name, "source", source, "external_id", post.ExternalID, "err", err)
-		res, err = p.fallback.Classify(ctx, in)
+		res, err = safeClassify(ctx, p.fallback, in)
 		if err != nil {
-			return store.NewMention{}, err
+			if ctx.Err() != nil {
+				return store.NewMention{}, ctx.Err()
+			}
+			// Not even the built-in rules could read it: keep the post,
+			// unclassified, rather than lose it or retry it forever.
+			p.log.Error("built-in classifier failed; storing the post unclassified", "source", source, "external_id", post.ExternalID, "err", err)
+			res = classify.Result{Category: "other", Sentiment: "neutral", Summary: classify.Summarize(post.Text, m.Keywords),
+				IsRelevant: true, Classifier: "none"}
+		} else {
+			res.Classifier = classify.FallbackName
 		}
-		res.Classifier = classify.FallbackName
 	} else if res.Classifier == classify.FallbackName {
 		// Ollama failed and answered with the built-in rules itself.
 		p.met.calls.Inc(name, "fallback")
-		reason := ""
-		for _, r := range res.Reasons {
-			if strings.HasPrefix(r, "ollama failed") {
-				reason = r
-			}
-		}
-		p.log.Warn("classifier failed; the built-in one answered", "classifier", name, "source", source, "external_id", post.ExternalID, "reason", reason)
+		p.log.Warn("classifier failed; the built-in one answered", "classifier", name, "source", source, "external_id", post.ExternalID, "reason", classify.FallbackReason(res))
 	} else {
 		p.met.calls.Inc(name, "ok")
 	}
@@ -432,4 +433,15 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		IsRelevant: res.IsRelevant, Category: res.Category, Sentiment: res.Sentiment, Urgency: res.Urgency,
 		AISummary: res.Summary, Classifier: res.Classifier, CostUSD: res.CostUSD,
 	}, nil
+}
+
+// safeClassify runs a classifier and turns a panic into an error: one odd
+// post must not stop the process (classification runs in worker goroutines).
+func safeClassify(ctx context.Context, c classify.Classifier, in classify.Input) (res classify.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("classifier %s panicked: %v", c.Name(), r)
+		}
+	}()
+	return c.Classify(ctx, in)
 }

@@ -48,7 +48,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	id := newRequestID()
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 	if !s.originAllowed(r) {
-		s.writeError(w, r, id, "", capability.Forbidden("Origin "+r.Header.Get("Origin")+" may not call /mcp: only pages of this server may (the MCP transport rule against DNS rebinding)"))
+		s.writeError(w, r, id, "", capability.Forbidden("Origin "+r.Header.Get("Origin")+" may not call /mcp: only pages of this server may (the MCP transport's Origin rule)"))
 		return
 	}
 	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), "")
@@ -88,8 +88,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 
 // originAllowed applies the streamable HTTP transport's Origin rule: a
 // request sent by a browser page carries Origin, and only a page of this
-// server (its Host, or its public base URL) may call /mcp. Agents outside a
-// browser send no Origin.
+// server (its Host, or its public base URL) may call /mcp, so another site
+// cannot drive it from a user's browser. Agents outside a browser send no
+// Origin. (A DNS-rebinding page has Origin equal to Host and passes this
+// check; what stops it is the bearer credential, which it cannot send.)
 func (s *Server) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {

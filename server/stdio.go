@@ -53,6 +53,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if limit == 0 {
 		limit = 16 << 20
 	}
+	c.limit = limit
 	go c.readLoop(t.In, limit)
 	return c, nil
 }
@@ -70,6 +71,7 @@ type stdioConn struct {
 	pending  map[jsonrpc.ID]bool // requests read and not yet answered
 	drained  chan struct{}       // signalled when pending becomes empty
 	drainFor time.Duration
+	limit    int // bytes per line
 }
 
 func (c *stdioConn) readLoop(in io.Reader, limit int) {
@@ -81,8 +83,17 @@ func (c *stdioConn) readLoop(in io.Reader, limit int) {
 			if msg := c.decode(line, err); msg != nil {
 				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 					c.mu.Lock()
+					dup := c.pending[req.ID]
 					c.pending[req.ID] = true
 					c.mu.Unlock()
+					if dup {
+						// The SDK would drop a second request with the id
+						// of one still running, unanswered (JSON-RPC ids
+						// must be unique among pending requests).
+						raw, _ := json.Marshal(req.ID.Raw())
+						c.writeError(raw, jsonrpc.CodeInvalidRequest, "invalid request: id already in use by a request still running")
+						continue
+					}
 				}
 				select {
 				case c.incoming <- msg:
@@ -134,7 +145,7 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 // and returns nil.
 func (c *stdioConn) decode(line []byte, readErr error) jsonrpc.Message {
 	if readErr != nil && errors.Is(readErr, errLineTooLong) {
-		c.writeError(nil, jsonrpc.CodeInvalidRequest, "message too long: the limit is one line of 16 MiB")
+		c.writeError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too long: the limit is %d bytes per line", c.limit))
 		return nil
 	}
 	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))

@@ -129,7 +129,7 @@ func (s *Store) ProjectBySlug(ctx context.Context, slug string) (*Project, error
 // ProjectsForUser lists the projects a user belongs to, oldest first, with their role.
 func (s *Store) ProjectsForUser(ctx context.Context, userID string) ([]*Project, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+prefixCols("p.", projectCols)+`, m.role FROM projects p JOIN memberships m ON m.project_id = p.id
-		WHERE m.user_id = ? ORDER BY p.created_at, p.id`, userID)
+		WHERE m.user_id = ? ORDER BY p.created_at, p.rowid`, userID)
 	if err != nil {
 		return nil, err
 	}
