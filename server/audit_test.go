@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"earshot/capability"
+	"earshot/store"
 )
 
 // Behaviours found by an outside audit of the HTTP surface.
@@ -173,5 +175,29 @@ func TestMCPReplayedErrorAndResourceErrors(t *testing.T) {
 	_, err := e.overHTTP(noRead).ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "earshot://mentions/00000000-0000-4000-8000-000000000000"})
 	if err == nil || !strings.Contains(err.Error(), "FORBIDDEN") || strings.Contains(err.Error(), `{"error"`) {
 		t.Errorf("forbidden resource read: %v", err)
+	}
+}
+
+// RFC 3339 allows a lower-case "t" and "z"; the schema says date-time.
+func TestLowerCaseTimestamps(t *testing.T) {
+	e := newEnv(t)
+	e.do("GET", "/api/v1/mentions?since=2026-01-01t00:00:00z", e.keyA, nil).ok()
+}
+
+// A mention resource is one tenant's data: clients may cache it privately
+// only.
+func TestMCPMentionResourceIsPrivate(t *testing.T) {
+	e := newAgentsEnv(t)
+	res, err := e.st.IngestMentions(context.Background(), e.proj.ID, 0, []store.NewMention{{Source: "hn", ExternalID: "r1", URL: "https://news.example/r1",
+		Text: "Acme resource", PublishedAt: time.Now(), IsRelevant: true, Category: "other", Sentiment: "neutral", Classifier: "builtin"}})
+	if err != nil || len(res.Created) != 1 {
+		t.Fatalf("ingest: %v", err)
+	}
+	got, err := e.overHTTP(e.key).ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "earshot://mentions/" + res.Created[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CacheScope != "private" || !strings.Contains(got.Contents[0].Text, "Acme resource") {
+		t.Errorf("cacheScope %q, contents %v", got.CacheScope, got.Contents)
 	}
 }

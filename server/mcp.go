@@ -466,6 +466,8 @@ func (b *mcpBinding) addResources(srv *mcp.Server) {
 			Data json.RawMessage `json:"data"`
 		}
 		json.Unmarshal(res.StructuredContent.(json.RawMessage), &env)
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(env.Data)}}}, nil
+		out := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(env.Data)}}}
+		out.CacheScope = "private" // one tenant's data: not for shared caches
+		return out, nil
 	})
 }

@@ -168,7 +168,7 @@ func (c *stdioConn) decode(line []byte, readErr error) jsonrpc.Message {
 		if json.Unmarshal(id, &v) != nil || (v != nil && !isIDValue(v)) {
 			id = nil
 		}
-		c.writeError(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		c.writeError(id, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request object (jsonrpc \"2.0\", method, and a string or number id)")
 		return nil
 	}
 	return msg

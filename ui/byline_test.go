@@ -6,6 +6,7 @@ func TestByline(t *testing.T) {
 	for _, tc := range []struct{ handle, source, want string }{
 		{"dana", "threads", "@dana"},
 		{"", "reddit", "a Reddit user"},
+		{"", "x", "an X user"},
 		{"  ", "hn", "a Hacker News user"},
 		{"", "news", "a news site"},
 		{"", "reviews", "a reviewer"},

@@ -304,7 +304,11 @@ func byline(handle, source string) string {
 	case "reviews":
 		return "a reviewer"
 	}
-	return "a " + sourceName(source) + " user"
+	name := sourceName(source)
+	if source == "x" {
+		return "an " + name + " user" // "an ex user"
+	}
+	return "a " + name + " user"
 }
 
 // sourceIcon is a small text badge per platform (no external assets).
