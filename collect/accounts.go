@@ -31,19 +31,12 @@ func watchHandles(source string, watch []string) []string {
 	seen := map[string]bool{}
 	for _, w := range watch {
 		h := NormalizeHandle(w)
-		if !re.MatchString(h) || seen[strings.ToLower(h)] {
+		key := strings.ToLower(h)
+		if !re.MatchString(h) || seen[key] {
 			continue
 		}
-		seen[strings.ToLower(h)] = true
+		seen[key] = true
 		out = append(out, h)
 	}
 	return out
-}
-
-// watchesAccounts reports whether watch holds anything source can look up.
-func watchesAccounts(source string, watch []string) bool {
-	if source == "linkedin" {
-		return len(LinkedInOrganizations(watch)) > 0
-	}
-	return len(watchHandles(source, watch)) > 0
 }

@@ -302,7 +302,7 @@ func (s *Scheduler) unconfigured(m *store.Monitor, c Collector) string {
 			return "this monitor has no keywords or feed_urls"
 		}
 	default:
-		if len(queryKeywords(m.Keywords, "")) == 0 && !watchesAccounts(src, m.WatchAccounts) {
+		if len(queryKeywords(m.Keywords, "")) == 0 && len(watchHandles(src, m.WatchAccounts)) == 0 {
 			if len(m.WatchAccounts) > 0 {
 				return "this monitor has no keywords, and none of its watch_accounts is a " + src + " account"
 			}
