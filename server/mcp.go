@@ -218,14 +218,7 @@ func (b *mcpBinding) call(ctx context.Context, c *capability.Capability, id stri
 		if out.Err.Param == "Idempotency-Key" {
 			out.Err.Param = idempotencyKeyArg
 		}
-		res := b.errorResult(c, id, out.Err)
-		if out.Replayed {
-			res = jsonResult(map[string]any{
-				"error": out.Err,
-				"meta":  errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: true, Docs: b.svc.DocsURL(c.Name)},
-			}, true)
-		}
-		return res, out.Err.Status
+		return b.errorResultReplayed(c, id, out.Err, out.Replayed), out.Err.Status
 	}
 	data := out.Data
 	if st, ok := data.(Streamer); ok {
@@ -244,9 +237,15 @@ func (b *mcpBinding) call(ctx context.Context, c *capability.Capability, id stri
 }
 
 func (b *mcpBinding) errorResult(c *capability.Capability, id string, e *capability.Error) *mcp.CallToolResult {
+	return b.errorResultReplayed(c, id, e, false)
+}
+
+// errorResultReplayed is errorResult for an error that may be a replayed
+// stored answer (CONTRACT §4: its meta says so).
+func (b *mcpBinding) errorResultReplayed(c *capability.Capability, id string, e *capability.Error, replayed bool) *mcp.CallToolResult {
 	return jsonResult(map[string]any{
 		"error": e,
-		"meta":  errorMeta{Capability: c.Name, RequestID: id, Docs: b.svc.DocsURL(c.Name)},
+		"meta":  errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: replayed, Docs: b.svc.DocsURL(c.Name)},
 	}, true)
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -69,14 +68,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	if r.Method == http.MethodPost {
 		// The contract's 400 for a body over the limit, as on REST (the
 		// SDK would answer 413 in plain text).
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				s.writeError(w, r, id, "", capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize))
-			} else {
-				s.writeError(w, r, id, "", capability.Invalid("", "could not read the request body"))
-			}
+		body, apiErr := s.readBody(w, r)
+		if apiErr != nil {
+			s.writeError(w, r, id, "", apiErr)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

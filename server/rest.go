@@ -142,13 +142,9 @@ func (s *Server) decodeREST(w http.ResponseWriter, r *http.Request, ps httproute
 		values[key] = raw
 		where[key] = "query"
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize)
-		}
-		return nil, capability.Invalid("", "could not read the request body")
+	body, apiErr := s.readBody(w, r)
+	if apiErr != nil {
+		return nil, apiErr
 	}
 	if !utf8.Valid(body) {
 		return nil, capability.Invalid("", "request body must be valid UTF-8")
@@ -223,4 +219,18 @@ func queryValue(f capability.Field, vals []string) (json.RawMessage, *capability
 		raw, _ := json.Marshal(v)
 		return raw, nil
 	}
+}
+
+// readBody reads a request body up to the size limit; a larger one is the
+// contract's 400 (REST and /mcp alike).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *capability.Error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, capability.Invalid("", "request body is over %d bytes", s.opts.MaxBodySize)
+		}
+		return nil, capability.Invalid("", "could not read the request body")
+	}
+	return body, nil
 }
