@@ -191,11 +191,7 @@ type feedDoc struct {
 
 func (n *News) fetchFeed(ctx context.Context, client *HTTP, feedURL string, now time.Time) ([]Post, error) {
 	if client.UserURL {
-		u, err := url.Parse(feedURL)
-		if err != nil {
-			return nil, fmt.Errorf("not a valid URL")
-		}
-		if err := checkUserURL(u); err != nil {
+		if err := checkUserURL(feedURL); err != nil {
 			return nil, err
 		}
 	}

@@ -369,11 +369,7 @@ func (r *Reviews) fetchTrustpilot(ctx context.Context, domain string, since time
 var reLDScript = regexp.MustCompile(`(?is)<script\b[^>]*\btype\s*=\s*["']?application/ld\+json["']?[^>]*>(.*?)</script\s*>`)
 
 func (r *Reviews) fetchJSONLD(ctx context.Context, pageURL string) ([]Post, error) {
-	u, err := url.Parse(pageURL)
-	if err != nil {
-		return nil, fmt.Errorf("not a valid URL")
-	}
-	if err := checkUserURL(u); err != nil {
+	if err := checkUserURL(pageURL); err != nil {
 		return nil, err
 	}
 	body, _, err := r.pages.Do(ctx, func() (*http.Request, error) {

@@ -39,14 +39,19 @@ func NewUserURLClient(allowPrivate bool) *http.Client {
 		if len(via) >= userURLMaxRedirects {
 			return fmt.Errorf("stopped after %d redirects", userURLMaxRedirects)
 		}
-		return checkUserURL(req.URL)
+		return checkUserURL(req.URL.String())
 	}
 	return c
 }
 
-// checkUserURL refuses what no feed or review page can be: another scheme
-// than http(s), or no host.
-func checkUserURL(u *url.URL) error {
+// checkUserURL refuses what no feed or review page can be: not a URL,
+// another scheme than http(s), or no host. The guarded client runs it on
+// every redirect; the collectors before the first request.
+func checkUserURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("not a valid URL")
+	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%s: URL scheme must be http or https", u.Redacted())
 	}
