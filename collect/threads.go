@@ -107,7 +107,8 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 	}
 	params.Set("until", strconv.FormatInt(now.Unix(), 10))
 	params.Set("access_token", t.cfg.AccessToken)
-	next := t.cfg.BaseURL + "/v1.0/keyword_search?" + params.Encode()
+	endpoint := t.cfg.BaseURL + "/v1.0/keyword_search?"
+	next := endpoint + params.Encode()
 
 	var posts []Post
 	for page := 0; page < threadsMaxPages && next != ""; page++ {
@@ -165,27 +166,17 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 		if older || len(*p.Data) == 0 || (p.Paging.Next == "" && after == "") || (after != "" && after == params.Get("after")) {
 			break
 		}
-		next = t.nextURL(params, after, p.Paging.Next)
-		if after != "" {
+		// Paging stays on our own base URL (so overrides and replays hold)
+		// by re-sending the query with the "after" cursor; only a page
+		// without a cursor makes us follow paging.next as given.
+		if after == "" {
+			next = p.Paging.Next
+		} else {
 			params.Set("after", after)
+			next = endpoint + params.Encode()
 		}
 	}
 	return posts, nil
-}
-
-// nextURL keeps paging on our own base URL (so overrides and replays hold)
-// by re-sending the query with the "after" cursor; only a page without a
-// cursor makes us follow paging.next as given.
-func (t *Threads) nextURL(params url.Values, after, next string) string {
-	if after == "" {
-		return next
-	}
-	p := url.Values{}
-	for k, v := range params {
-		p[k] = v
-	}
-	p.Set("after", after)
-	return t.cfg.BaseURL + "/v1.0/keyword_search?" + p.Encode()
 }
 
 // graphError turns Meta's throttling answers (HTTP 400/403 with error code
