@@ -204,9 +204,6 @@ func (l *LinkedIn) Fetch(ctx context.Context, q Query) (Batch, error) {
 		}
 		posts = append(posts, got...)
 	}
-	if len(errs) > 0 && len(posts) == 0 {
-		return Batch{}, errors.Join(errs...)
-	}
 	return Batch{Posts: posts}, partial(errs)
 }
 
