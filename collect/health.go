@@ -51,7 +51,7 @@ type scanOutcome struct {
 	rateLimited   time.Time     // the platform said to come back then
 	err           error         // the fetch (or storing what it returned) failed
 	state         string        // Batch.State of a successful fetch
-	posts         []Post        // everything the fetch returned, even with an error
+	posts         []Post        // what the fetch returned; none when it failed, the completed units' on a PartialError
 }
 
 // postGapWeight is the weight of the newest sample in the moving average of
