@@ -12,6 +12,7 @@ import (
 
 	"earshot/classify"
 	"earshot/collect"
+	"earshot/internal/lines"
 )
 
 // cmdClassify classifies JSON lines from stdin to stdout (CONTRACT §1): one
@@ -36,12 +37,12 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usagef("invalid value for %v", err)
 	}
-	lines, failed, err := classifyLines(ctx, c, stdin, stdout, stderr)
+	n, failed, err := classifyLines(ctx, c, stdin, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d lines failed", failed, lines)
+		return fmt.Errorf("%d of %d lines failed", failed, n)
 	}
 	return nil
 }
@@ -80,17 +81,18 @@ const maxClassifyLine = 16 << 20
 // classifyLines answers each non-blank line of r with one line on w and
 // returns how many lines it answered and how many of them failed. It stops
 // at the end of r, on a read or write error, or when ctx ends.
-func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, stderr io.Writer) (lines, failed int, err error) {
+func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, stderr io.Writer) (answered, failed int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	enc := json.NewEncoder(w) // one Write per line: nothing waits in a buffer
 	enc.SetEscapeHTML(false)
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
-			return lines, failed, err
+			return answered, failed, err
 		}
-		line, tooLong, rerr := readClassifyLine(br)
+		raw, tooLong, rerr := lines.Read(br, maxClassifyLine)
+		line := string(raw)
 		if rerr != nil && rerr != io.EOF {
-			return lines, failed, fmt.Errorf("read input: %w", rerr)
+			return answered, failed, fmt.Errorf("read input: %w", rerr)
 		}
 		if tooLong || strings.TrimSpace(line) != "" {
 			out := classifyLine(ctx, c, line, tooLong, lineNo)
@@ -99,38 +101,17 @@ func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, s
 				// for Ollama: say which lines it did not answer, and why.
 				fmt.Fprintf(stderr, "earshot classify: line %d: %s; answered by the built-in classifier\n", lineNo, out.fallback)
 			}
-			lines++
+			answered++
 			if out.Error != "" {
 				failed++
 			}
 			if err := enc.Encode(out); err != nil {
-				return lines, failed, fmt.Errorf("write output: %w", err)
+				return answered, failed, fmt.Errorf("write output: %w", err)
 			}
 		}
 		if rerr == io.EOF {
-			return lines, failed, nil
+			return answered, failed, nil
 		}
-	}
-}
-
-// readClassifyLine reads one line without its newline. A line over
-// maxClassifyLine is consumed whole and reported as tooLong.
-func readClassifyLine(br *bufio.Reader) (string, bool, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > maxClassifyLine {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return strings.TrimRight(string(buf), "\r\n"), tooLong, err
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"earshot/internal/lines"
 )
 
 // StdioTransport is the MCP transport of `earshot mcp`: newline-delimited
@@ -78,9 +79,9 @@ func (c *stdioConn) readLoop(in io.Reader, limit int) {
 	defer close(c.eof)
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, err := readLine(r, limit)
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
-			if msg := c.decode(line, err); msg != nil {
+		line, tooLong, err := lines.Read(r, limit)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			if msg := c.decode(line, tooLong); msg != nil {
 				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 					c.mu.Lock()
 					dup := c.pending[req.ID]
@@ -102,49 +103,17 @@ func (c *stdioConn) readLoop(in io.Reader, limit int) {
 				}
 			}
 		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
-			if errors.Is(err, io.EOF) {
-				err = io.EOF
-			}
+		if err != nil {
 			c.readErr = err
 			return
 		}
 	}
 }
 
-var errLineTooLong = errors.New("message longer than the line limit")
-
-// readLine reads one line without its newline. A line over limit bytes is
-// consumed to its end and reported as errLineTooLong.
-func readLine(r *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > limit {
-			line = nil
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err == nil {
-			line = line[:len(line)-1]
-		}
-		return line, err
-	}
-}
-
 // decode turns a line into a message, or answers it with a JSON-RPC error
 // and returns nil.
-func (c *stdioConn) decode(line []byte, readErr error) jsonrpc.Message {
-	if readErr != nil && errors.Is(readErr, errLineTooLong) {
+func (c *stdioConn) decode(line []byte, tooLong bool) jsonrpc.Message {
+	if tooLong {
 		c.writeError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message too long: the limit is %d bytes per line", c.limit))
 		return nil
 	}
