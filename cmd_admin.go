@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"earshot/capability"
@@ -142,7 +143,7 @@ func cmdKeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			if s == "" {
 				continue
 			}
-			if !contains(capability.AllScopes, s) {
+			if !slices.Contains(capability.AllScopes, s) {
 				return usagef("unknown scope %q (known: %s)", s, strings.Join(capability.AllScopes, ", "))
 			}
 			list = append(list, s)
@@ -166,15 +167,6 @@ func cmdKeyCreate(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	}
 	fmt.Fprintln(stdout, k.Key)
 	return nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func cmdKeyList(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"earshot/classify"
@@ -133,7 +134,7 @@ func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLo
 	if in.Text == nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: missing \"text\"", lineNo)}
 	}
-	if in.Source != "" && !contains(collect.Sources, in.Source) {
+	if in.Source != "" && !slices.Contains(collect.Sources, in.Source) {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(collect.Sources, ", "))}
 	}
 	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: in.Keywords})
