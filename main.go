@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,67 +50,69 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `earshot — self-hosted brand-mention monitor
+// commands is the CLI's command list, the one source of the top-level help
+// and of each group's ("user", "project", "key") subcommand help.
+var commands = []struct{ name, what, flags string }{
+	{"serve", "Serve the REST API, MCP over HTTP, the dashboard and docs;\nrun the collectors and webhook/alert delivery",
+		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N]"},
+	{"demo", "serve on a fresh data dir with a demo project and recorded\nposts: no credentials, no network", "[--addr HOST:PORT]"},
+	{"mcp", "MCP over stdio for one project, for local agents", "--key KEY (or EARSHOT_API_KEY)"},
+	{"user create", "Create a dashboard user; prints its id", "--email E --password P (or EARSHOT_PASSWORD) [--name N]"},
+	{"project create", "Create a project; prints it as JSON", "--owner EMAIL --name N [--website URL]"},
+	{"project set-plan", "Change a project's plan", "--project ID --plan PLAN"},
+	{"key create", "Issue an API key; prints it once", "--project ID [--scopes a,b|all] [--name N]"},
+	{"key list", "List a project's API keys", "--project ID"},
+	{"key revoke", "Revoke an API key", "--key-id ID"},
+	{"backup", "Write a consistent copy of the database", "--to FILE"},
+	{"classify", "Classify JSON lines from stdin to stdout (no data dir)", "[--classifier builtin|ollama]"},
+	{"bench", "Performance report of the inbox on a generated history", "[--mentions N] [--other N]"},
+	{"version", "Print the version and the API version", ""},
+}
 
-Usage: earshot COMMAND [flags]
-
-Commands:
-  serve             Serve the REST API, MCP over HTTP, the dashboard and docs;
-                    run the collectors and webhook/alert delivery
-                      [--addr HOST:PORT] [--base-url URL] [--docs-url URL]
-                      [--rate-limit N] [--rate-burst N]
-  demo              serve on a fresh data dir with a demo project and recorded
-                    posts: no credentials, no network
-                      [--addr HOST:PORT]
-  mcp               MCP over stdio for one project, for local agents
-                      --key KEY (or EARSHOT_API_KEY)
-  user create       Create a dashboard user; prints its id
-                      --email E --password P (or EARSHOT_PASSWORD) [--name N]
-  project create    Create a project; prints it as JSON
-                      --owner EMAIL --name N [--website URL]
-  project set-plan  Change a project's plan
-                      --project ID --plan PLAN
-  key create        Issue an API key; prints it once
-                      --project ID [--scopes a,b|all] [--name N]
-  key list          List a project's API keys
-                      --project ID
-  key revoke        Revoke an API key
-                      --key-id ID
-  backup            Write a consistent copy of the database
-                      --to FILE
-  classify          Classify JSON lines from stdin to stdout (no data dir)
-                      [--classifier builtin|ollama]
-  bench             Performance report of the inbox on a generated history
-                      [--mentions N] [--other N]
-  version           Print the version and the API version
-
+var usage = func() string {
+	var b strings.Builder
+	b.WriteString("earshot — self-hosted brand-mention monitor\n\nUsage: earshot COMMAND [flags]\n\nCommands:\n")
+	for _, c := range commands {
+		for i, line := range strings.Split(c.what, "\n") {
+			name := ""
+			if i == 0 {
+				name = c.name
+			}
+			fmt.Fprintf(&b, "  %-17s %s\n", name, line)
+		}
+		for _, line := range strings.Split(c.flags, "\n") {
+			if line != "" {
+				fmt.Fprintf(&b, "  %-17s   %s\n", "", line)
+			}
+		}
+	}
+	b.WriteString(`
 --data DIR (env EARSHOT_DATA, default ./earshot-data) is the data directory.
 Only serve, demo, user create and bench start a new one; the other commands
 need its database. "earshot help COMMAND" lists a command's flags and their
 EARSHOT_* variables.
-`
+`)
+	return b.String()
+}()
 
-// groups are the commands with subcommands, and their one-line help.
-var groups = map[string][][2]string{
-	"user": {
-		{"create", "Create a dashboard user; prints its id (--email E --password P [--name N])"},
-	},
-	"project": {
-		{"create", "Create a project; prints it as JSON (--owner EMAIL --name N [--website URL])"},
-		{"set-plan", "Change a project's plan (--project ID --plan PLAN)"},
-	},
-	"key": {
-		{"create", "Issue an API key; prints it once (--project ID [--scopes a,b|all] [--name N])"},
-		{"list", "List a project's API keys (--project ID)"},
-		{"revoke", "Revoke an API key (--key-id ID)"},
-	},
+// subcommands lists a group's subcommands ("create" for "user").
+func subcommands(group string) []string {
+	var subs []string
+	for _, c := range commands {
+		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
+			subs = append(subs, sub)
+		}
+	}
+	return subs
 }
 
 func groupUsage(group string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Usage: earshot %s SUBCOMMAND [flags]\n\nSubcommands:\n", group)
-	for _, sub := range groups[group] {
-		fmt.Fprintf(&b, "  %-9s %s\n", sub[0], sub[1])
+	for _, c := range commands {
+		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
+			fmt.Fprintf(&b, "  %-9s %s (%s)\n", sub, strings.ReplaceAll(c.what, "\n", " "), c.flags)
+		}
 	}
 	fmt.Fprintf(&b, "\n\"earshot %s SUBCOMMAND -h\" lists its flags.\n", group)
 	return b.String()
@@ -134,7 +137,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	cmd, rest := args[0], args[1:]
-	if subs, ok := groups[cmd]; ok {
+	if subs := subcommands(cmd); len(subs) > 0 {
 		switch {
 		case len(rest) == 0:
 			fmt.Fprintf(stderr, "earshot %s: a subcommand is needed\n\n%s", cmd, groupUsage(cmd))
@@ -143,11 +146,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprint(stderr, groupUsage(cmd))
 			return 0
 		}
-		known := false
-		for _, sub := range subs {
-			known = known || sub[0] == rest[0]
-		}
-		if !known {
+		if !slices.Contains(subs, rest[0]) {
 			fmt.Fprintf(stderr, "earshot %s: unknown subcommand %q\n\n%s", cmd, rest[0], groupUsage(cmd))
 			return 2
 		}
