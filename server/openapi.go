@@ -262,12 +262,9 @@ func openAPIOperation(svc *capability.Service, c *capability.Capability, tag str
 }
 
 func openAPIResponses(c *capability.Capability) map[string]any {
-	headers := map[string]any{
-		"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"},
-		"Api-Version":  map[string]any{"$ref": "#/components/headers/Api-Version"},
-	}
-	ok := map[string]any{"description": "Success.", "headers": headers}
+	var ok map[string]any
 	if isStreamed(c) {
+		ok = okResponse(nil)
 		ok["description"] = "The CSV file (UTF-8, header row first)."
 		ok["content"] = map[string]any{"text/csv": map[string]any{"schema": map[string]any{"type": "string"}}}
 	} else {
@@ -275,20 +272,32 @@ func openAPIResponses(c *capability.Capability) map[string]any {
 		if c.Out != nil {
 			data = outputSchema(c.Out)
 		}
-		ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{
-			"type":     "object",
-			"required": []any{"data", "meta"},
-			"properties": map[string]any{
-				"data": data,
-				"meta": map[string]any{"$ref": "#/components/schemas/Meta"},
-			},
-		}}}
+		ok = okResponse(data)
 	}
 	out := map[string]any{"200": ok}
 	for _, e := range errorStatuses {
 		out[e.Status] = map[string]any{"$ref": "#/components/responses/Error" + e.Status}
 	}
 	return out
+}
+
+// okResponse is a 200 with the contract's headers and, for data, the
+// {data, meta} envelope around it.
+func okResponse(data map[string]any) map[string]any {
+	ok := map[string]any{
+		"description": "Success.",
+		"headers": map[string]any{
+			"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"},
+			"Api-Version":  map[string]any{"$ref": "#/components/headers/Api-Version"},
+		},
+	}
+	if data != nil {
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{
+			"type": "object", "required": []any{"data", "meta"},
+			"properties": map[string]any{"data": data, "meta": map[string]any{"$ref": "#/components/schemas/Meta"}},
+		}}}
+	}
+	return ok
 }
 
 // openAPIHandler answers the document, built once: the catalogue is fixed
@@ -319,19 +328,6 @@ func sessionPaths() map[string]any {
 			m[c] = map[string]any{"$ref": "#/components/responses/Error" + c}
 		}
 		return m
-	}
-	okResponse := func(data map[string]any) map[string]any {
-		return map[string]any{
-			"description": "Success.",
-			"headers": map[string]any{
-				"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"},
-				"Api-Version":  map[string]any{"$ref": "#/components/headers/Api-Version"},
-			},
-			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
-				"type": "object", "required": []any{"data", "meta"},
-				"properties": map[string]any{"data": data, "meta": map[string]any{"$ref": "#/components/schemas/Meta"}},
-			}}},
-		}
 	}
 	login := map[string]any{
 		"operationId": loginOperation,
