@@ -243,7 +243,7 @@ type page struct {
 	Flash    string
 	Err      *capability.Error // the failed action being re-rendered
 	ErrCap   string            // its capability
-	ErrForm  string            // which form failed: its _form key, else ErrCap
+	ErrForm  string            // which form failed: its key (see Failed)
 	Result   any               // a successful action's output shown once (secrets)
 	ResCap   string
 	Form     url.Values // the submitted form, to refill the controls
@@ -323,7 +323,7 @@ func (p *page) ErrFor(key, field string) string {
 
 // V refills a control: the submitted value of the failed form key, else def.
 func (p *page) V(key, field string, def any) any {
-	if p.Form != nil && p.Err != nil && p.ErrForm == key {
+	if p.Failed(key) {
 		if vs, ok := p.Form[field]; ok {
 			return strings.Join(vs, "\n")
 		}
@@ -352,7 +352,7 @@ func (f fieldState) Attrs() template.HTMLAttr {
 type actionState struct {
 	err    *capability.Error
 	cap    string
-	key    string // the form key (see Failed)
+	key    string // the failed form's key (see Failed), from formKey
 	form   url.Values
 	result any
 }
@@ -388,14 +388,11 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		u.setCookie(w, flashCookie, "", -1)
 	}
 	if st, ok := r.Context().Value(actionKey{}).(*actionState); ok {
-		pg.Err, pg.ErrCap, pg.ErrForm, pg.Form = st.err, st.cap, st.key, st.form
-		if pg.ErrForm == "" {
-			pg.ErrForm = st.cap
-		}
+		pg.Form = st.form
 		if st.err == nil {
-			pg.Result, pg.ResCap, pg.ErrCap, pg.ErrForm = st.result, st.cap, "", ""
+			pg.Result, pg.ResCap = st.result, st.cap
 		} else {
-			pg.Status = st.err.Status
+			pg.Err, pg.ErrCap, pg.ErrForm, pg.Status = st.err, st.cap, st.key, st.err.Status
 		}
 	}
 	return pg
