@@ -247,7 +247,7 @@ func compoundScore(text, low string, toks []token) float64 {
 		if t.low == "kind" && i+1 < len(toks) && toks[i+1].low == "of" {
 			continue
 		}
-		if foreign && hasLetter(t.low) {
+		if foreign && strings.ContainsFunc(t.low, unicode.IsLetter) {
 			continue
 		}
 		v := valenceAt(toks, i, capDiff)
@@ -499,11 +499,3 @@ func isForeign(toks []token) bool {
 	return nf >= 2 && nf > 2*ne
 }
 
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
-}
