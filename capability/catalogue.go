@@ -93,6 +93,10 @@ type Field struct {
 	// NotBlank: a free-text string (or each string of a list) that is
 	// required or has a minimum length must hold more than white space.
 	NotBlank bool
+	// nested: the fields of a struct-valued field (behind pointers, or a
+	// list's elements), e.g. saved-view filters. Parsed once with the
+	// capability, so decoding and validating a request reads no tags.
+	nested []Field
 }
 
 // InputFields returns the fields of an input struct (or of a struct-valued
@@ -245,6 +249,13 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			}
 		}
 		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
+		if st, ok := nestedStruct(f.Type); ok {
+			nested, err := parseFields(st, "")
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", name, err)
+			}
+			f.nested = nested
+		}
 		out = append(out, f)
 	}
 	return out, nil
@@ -269,7 +280,7 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 		if isObject(f.Type) && string(raw) != "null" {
 			// A nested object (saved-view filters) is decoded field by
 			// field, so an error names the field inside it.
-			if err := decodeObject(raw, fv, k); err != nil {
+			if err := decodeObject(raw, fv, k, f.nested); err != nil {
 				return nil, err
 			}
 			continue
@@ -293,15 +304,16 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 // and this is the one place every binding's ids pass through.
 func canonicalUUIDs(v reflect.Value, fields []Field) {
 	for _, f := range fields {
-		lowerUUIDs(v.FieldByIndex(f.index), f.Format == "uuid")
+		lowerUUIDs(v.FieldByIndex(f.index), f)
 	}
 }
 
-func lowerUUIDs(v reflect.Value, isUUID bool) {
+func lowerUUIDs(v reflect.Value, f Field) {
+	isUUID := f.Format == "uuid"
 	switch {
 	case v.Kind() == reflect.Pointer:
 		if !v.IsNil() {
-			lowerUUIDs(v.Elem(), isUUID)
+			lowerUUIDs(v.Elem(), f)
 		}
 	case v.Type() == reflect.TypeFor[NullString]():
 		if isUUID {
@@ -313,13 +325,26 @@ func lowerUUIDs(v reflect.Value, isUUID bool) {
 		}
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.Uint8:
 		for i := 0; i < v.Len(); i++ {
-			lowerUUIDs(v.Index(i), isUUID)
+			lowerUUIDs(v.Index(i), f)
 		}
 	case v.Kind() == reflect.Struct:
-		if fields, err := parseFields(v.Type(), ""); err == nil {
-			canonicalUUIDs(v, fields)
+		canonicalUUIDs(v, f.nested)
+	}
+}
+
+// nestedStruct returns the struct type a field holds behind pointers or as
+// a list's elements, other than NullString: one with fields of its own.
+func nestedStruct(t reflect.Type) (reflect.Type, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
 		}
 	}
+	return t, t.Kind() == reflect.Struct && t != reflect.TypeFor[NullString]()
 }
 
 // isObject reports whether t (behind pointers) is a struct decoded from a
@@ -331,9 +356,9 @@ func isObject(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t != reflect.TypeFor[NullString]()
 }
 
-// decodeObject fills v (a struct, or a pointer to one) from a JSON object,
-// naming the offending field as prefix.field.
-func decodeObject(raw json.RawMessage, v reflect.Value, prefix string) error {
+// decodeObject fills v (a struct, or a pointer to one, whose fields are
+// fields) from a JSON object, naming the offending field as prefix.field.
+func decodeObject(raw json.RawMessage, v reflect.Value, prefix string, fields []Field) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
@@ -343,10 +368,6 @@ func decodeObject(raw json.RawMessage, v reflect.Value, prefix string) error {
 	var obj map[string]json.RawMessage
 	if err := decodeStrict(raw, &obj); err != nil || obj == nil {
 		return Invalid(prefix, "%s must be an object", prefix)
-	}
-	fields, err := parseFields(v.Type(), "")
-	if err != nil {
-		return err
 	}
 	byName := make(map[string]Field, len(fields))
 	names := make([]string, 0, len(fields))
@@ -488,7 +509,7 @@ func checkValue(f Field, v reflect.Value) error {
 			}
 		}
 	case reflect.Struct:
-		return validateStruct(v, f.Name)
+		return validateStruct(v, f.Name, f.nested)
 	}
 	return nil
 }
@@ -527,13 +548,9 @@ func checkString(f Field, param, s string) error {
 	return nil
 }
 
-// validateStruct validates a nested struct (e.g. saved-view filters) by the
-// same tags.
-func validateStruct(v reflect.Value, prefix string) error {
-	fields, err := parseFields(v.Type(), "")
-	if err != nil {
-		return err
-	}
+// validateStruct validates a nested struct (e.g. saved-view filters) by
+// its fields' rules.
+func validateStruct(v reflect.Value, prefix string, fields []Field) error {
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
 		if fv.Kind() == reflect.Pointer && fv.IsNil() {
