@@ -498,4 +498,3 @@ func isForeign(toks []token) bool {
 	}
 	return nf >= 2 && nf > 2*ne
 }
-
