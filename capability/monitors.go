@@ -155,15 +155,7 @@ func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) erro
 	}
 	for i, raw := range urls {
 		if err := deliver.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
-			param := fmt.Sprintf("%s[%d]", field, i)
-			var ue *deliver.URLError
-			if errors.As(err, &ue) {
-				if errors.Is(err, deliver.ErrForbiddenAddress) {
-					return Invalid(param, "%s: %s; feeds and review pages must be public addresses", param, ue.Reason)
-				}
-				return Invalid(param, "%s: %s", param, ue.Reason)
-			}
-			return Invalid(param, "%s is not an allowed URL", param)
+			return refusedURL(fmt.Sprintf("%s[%d]", field, i), err, "URL", "feeds and review pages must be public addresses")
 		}
 	}
 	return nil
