@@ -147,13 +147,8 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
 	}
-	if q.MonitorID != "" {
-		if _, err := s.Store.MonitorAny(ctx, p.ProjectID, q.MonitorID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return f, notFoundParam("monitor", "monitor_id")
-			}
-			return f, err
-		}
+	if err := s.checkMonitorRef(ctx, p, q.MonitorID, "monitor_id"); err != nil {
+		return f, err
 	}
 	now := s.now()
 	if q.DatePreset != "" {
@@ -178,6 +173,22 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 		f.CollectedSince = &t
 	}
 	return f, nil
+}
+
+// checkMonitorRef checks a filter's monitor id (none is fine): the monitor
+// must be one of the project's, a deleted one counting; another project's
+// answers exactly like a random id, a 404 naming param.
+func (s *Service) checkMonitorRef(ctx context.Context, p *Principal, id, param string) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := s.Store.MonitorAny(ctx, p.ProjectID, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return notFoundParam("monitor", param)
+		}
+		return err
+	}
+	return nil
 }
 
 func presetSince(preset string, now time.Time) (time.Time, bool) {

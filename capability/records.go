@@ -110,15 +110,7 @@ func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters
 			return Invalid("filters.until", "filters.until must be after filters.since")
 		}
 	}
-	if f.MonitorID != "" {
-		if _, err := s.Store.MonitorAny(ctx, p.ProjectID, f.MonitorID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return notFoundParam("monitor", "filters.monitor_id")
-			}
-			return err
-		}
-	}
-	return nil
+	return s.checkMonitorRef(ctx, p, f.MonitorID, "filters.monitor_id")
 }
 
 func filtersJSON(f *ViewFilters) json.RawMessage {
