@@ -14,10 +14,7 @@ import (
 // TestActionsNeedCSRF: every POST form endpoint refuses a request without the
 // session's token, and a token of another session.
 func TestActionsNeedCSRF(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 1)
 	for _, path := range []string{"/a/create_monitor", "/a/set_public_dashboard", "/a/create_api_key", "/switch", "/logout", "/ui/status", "/ui/preview"} {
 		st, _, _ := c.post(path, url.Values{"name": {"x"}, "keywords": {"acme"}}, false)
 		if st != http.StatusForbidden {
@@ -45,10 +42,7 @@ func TestActionsNeedCSRF(t *testing.T) {
 }
 
 func TestMonitorFormFlow(t *testing.T) {
-	e := newEnv(t)
-	e.seed(5)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 5)
 	// Validation error rendered inline next to the field Error.Param names,
 	// with the typed values kept.
 	st, body, _ := c.post("/a/create_monitor", url.Values{"name": {strings.Repeat("n", 81)}, "keywords": {"acme\nacme.example"}, "_back": {"/monitors/new"}}, true)
@@ -109,10 +103,7 @@ func TestMonitorFormFlow(t *testing.T) {
 }
 
 func TestSecretsShownOnce(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 1)
 	// API key with scope checkboxes.
 	st, body, _ := c.post("/a/create_api_key", url.Values{"name": {"ci"}, "scopes": {"mentions:read", "monitors:read"}, "_back": {"/keys"}}, true)
 	if st != 200 || !strings.Contains(body, "esk_") || !strings.Contains(body, "shown only once") {
@@ -183,10 +174,7 @@ func TestSecretsShownOnce(t *testing.T) {
 }
 
 func TestSettingsAlertsGroupsCategories(t *testing.T) {
-	e := newEnv(t)
-	e.seed(3)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 3)
 	ctx := context.Background()
 	// Alerts with filters.
 	st, _, _ := c.post("/a/create_alert", url.Values{"name": {"Urgent"}, "channel": {"email"}, "target": {"ops@example.com"}, "min_urgency": {"80"},

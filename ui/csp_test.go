@@ -16,11 +16,8 @@ var inlineStyle = regexp.MustCompile(`(?is)<[a-z][^>]*\sstyle\s*=`)
 // TestNoInlineStyles renders every page, with data in every list and a
 // failed form, and finds no style attribute; the CSP stays strict.
 func TestNoInlineStyles(t *testing.T) {
-	e := newEnv(t)
-	e.seed(5)
+	e, c := ownerClient(t, 5)
 	ctx := context.Background()
-	c := e.client()
-	c.login("owner@example.com")
 	for _, f := range []struct {
 		path string
 		form url.Values

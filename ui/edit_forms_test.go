@@ -11,11 +11,8 @@ import (
 // TestBlankNamesRefused: a blanked name reaches the capability, which
 // refuses it as REST does; nothing else of the form is saved.
 func TestBlankNamesRefused(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
+	e, c := ownerClient(t, 1)
 	ctx := context.Background()
-	c := e.client()
-	c.login("owner@example.com")
 	if st, _, _ := c.post("/a/create_monitor", url.Values{"name": {"Brand"}, "keywords": {"acme"}, "scan_interval_minutes": {"30"}, "_back": {"/monitors/new"}}, true); st != http.StatusSeeOther {
 		t.Fatalf("create monitor: %d", st)
 	}
@@ -72,11 +69,8 @@ func TestBlankNamesRefused(t *testing.T) {
 // with what was typed and the error next to its field, linked for screen
 // readers; the other items' forms keep their stored values.
 func TestFailedEditFormsReopen(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
+	e, c := ownerClient(t, 1)
 	ctx := context.Background()
-	c := e.client()
-	c.login("owner@example.com")
 	for _, n := range []string{"First", "Second"} {
 		if st, _, _ := c.post("/a/create_alert", url.Values{"name": {n}, "channel": {"email"}, "target": {"ops@example.com"}, "min_urgency": {"70"}, "_back": {"/alerts"}}, true); st != http.StatusOK && st != http.StatusSeeOther {
 			t.Fatalf("create alert: %d", st)
@@ -141,10 +135,7 @@ func TestFailedEditFormsReopen(t *testing.T) {
 // header (the controls belong to the row's form through form=) and a
 // refused rename shows in that row with what was typed.
 func TestKeywordGroupRowEdit(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 1)
 	c.post("/a/create_keyword_group", url.Values{"name": {"Acme"}, "_back": {"/groups"}}, true)
 	gs, _ := e.st.ListKeywordGroups(context.Background(), e.proj.ID)
 	g := gs[0]

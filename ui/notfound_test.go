@@ -10,10 +10,7 @@ import (
 // names nothing, answer an HTML 404 with a way back; API paths keep the
 // JSON envelope.
 func TestPageNotFound(t *testing.T) {
-	e := newEnv(t)
-	e.seed(1)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 1)
 	for _, p := range []string{"/doesnotexist", "/monitors/nope", "/monitors/00000000-0000-4000-8000-000000000000",
 		"/webhooks/nope", "/webhooks/00000000-0000-4000-8000-000000000000", "/mentions/nope", "/mentions/00000000-0000-4000-8000-000000000000"} {
 		st, body, h := c.get(p)

@@ -134,10 +134,7 @@ func csrfFromJar(t *testing.T, c *client) string {
 }
 
 func TestEveryPageRenders(t *testing.T) {
-	e := newEnv(t)
-	e.seed(5)
-	c := e.client()
-	c.login("owner@example.com")
+	_, c := ownerClient(t, 5)
 	for _, tc := range []struct {
 		path string
 		want []string
@@ -184,10 +181,7 @@ func TestEveryPageRenders(t *testing.T) {
 }
 
 func TestInboxFiltersValidation(t *testing.T) {
-	e := newEnv(t)
-	e.seed(3)
-	c := e.client()
-	c.login("owner@example.com")
+	_, c := ownerClient(t, 3)
 	st, body, _ := c.get("/?min_urgency=500")
 	if st != 200 {
 		t.Fatalf("bad filter %d", st)
@@ -250,10 +244,7 @@ func TestTriageStatusEndpoint(t *testing.T) {
 }
 
 func TestInfiniteScrollAndPoll(t *testing.T) {
-	e := newEnv(t)
-	e.seed(60)
-	c := e.client()
-	c.login("owner@example.com")
+	e, c := ownerClient(t, 60)
 	_, body, _ := c.get("/")
 	next := regexpFind(body, `data-next="([^"]+)"`)
 	from := regexpFind(body, `data-poll-from="([^"]+)"`)
@@ -397,10 +388,7 @@ func regexpFind(s, re string) string {
 var _ = capability.APIVersion
 
 func TestNoJSLoadMoreAndNoExternalAssets(t *testing.T) {
-	e := newEnv(t)
-	e.seed(55)
-	c := e.client()
-	c.login("owner@example.com")
+	_, c := ownerClient(t, 55)
 	_, body, _ := c.get("/")
 	href := regexpFind(body, `id="load-more" href="([^"]+)"`)
 	if href == "" {

@@ -48,6 +48,17 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// ownerClient is a fresh env seeded with n mentions and a client logged in
+// as its owner: the start of most dashboard tests.
+func ownerClient(t *testing.T, n int) (*env, *client) {
+	t.Helper()
+	e := newEnv(t)
+	e.seed(n)
+	c := e.client()
+	c.login("owner@example.com")
+	return e, c
+}
+
 // seed creates the owner, a project and n mentions.
 func (e *env) seed(n int) {
 	ctx := context.Background()
