@@ -21,6 +21,7 @@ import (
 	"earshot/deliver"
 	"earshot/metrics"
 	"earshot/server"
+	"earshot/store"
 )
 
 // decodeMap decodes a Go map as a capability input, with the same validation
@@ -80,7 +81,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			}
 			cfg.DataDir = d
 		}
-		if _, err := os.Stat(filepath.Join(cfg.DataDir, dbFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err == nil {
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
 		rln, err := net.Listen("tcp", "127.0.0.1:0")

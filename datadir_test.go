@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"earshot/store"
 )
 
 // Only serve, demo, user create and bench may start a data dir; every other
@@ -32,7 +34,7 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 			if code != 1 || out != "" || !strings.Contains(errs, "no Earshot database in "+dir) || !strings.Contains(errs, "--data or EARSHOT_DATA") {
 				t.Errorf("%s (dir exists %v): exit %d, stdout %q, stderr %q", name, existing, code, out, errs)
 			}
-			if _, err := os.Stat(filepath.Join(dir, dbFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, store.FileName)); err == nil {
 				t.Errorf("%s created a database", name)
 			}
 			if !existing {

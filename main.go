@@ -23,9 +23,6 @@ import (
 
 	"earshot/capability"
 	"earshot/store"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -418,9 +415,6 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// dbFile is the database file store.Open keeps in the data dir.
-const dbFile = "earshot.db"
-
 // openService opens an existing database and builds the capability service
 // for admin commands (safe while serve runs: SQLite WAL and busy timeouts).
 // A data dir without a database is an error, not a new empty database: a
@@ -464,11 +458,8 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 		}
 	}
 	st, err := store.Open(ctx, cfg.DataDir)
-	if isReadOnly(err) {
-		// store.Open writes even to a database at the current schema (the
-		// schema check, the WAL index), so a read-only data dir fails with
-		// SQLite's "attempt to write a readonly database": say what to do.
-		return nil, nil, fmt.Errorf("the data dir %s is read-only for this user, and opening its database needs to write (schema check, WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, dbFile)
+	if store.IsReadOnly(err) {
+		return nil, nil, fmt.Errorf("the data dir %s is read-only for this user, and opening its database needs to write (schema check, WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, store.FileName)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -480,23 +471,17 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	return svc, func() { st.Close() }, nil
 }
 
-// isReadOnly reports SQLite's "attempt to write a readonly database" family.
-func isReadOnly(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
-}
-
 // databaseExists reports, as an error for the user, a data dir that holds
 // no database.
 func databaseExists(dir string) error {
-	fi, err := os.Stat(filepath.Join(dir, dbFile))
+	fi, err := os.Stat(filepath.Join(dir, store.FileName))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("no Earshot database in %s (check --data or EARSHOT_DATA; \"earshot serve\" or \"earshot user create\" creates one)", dir)
 	case err != nil:
 		return fmt.Errorf("data dir %s: %w", dir, err)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("data dir %s: %s is not a database file", dir, dbFile)
+		return fmt.Errorf("data dir %s: %s is not a database file", dir, store.FileName)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"earshot/store"
 )
 
 // A backup of a data dir this user cannot write says why it fails and what
@@ -39,7 +41,7 @@ func TestBackupOfReadOnlyDataDir(t *testing.T) {
 		}
 		filepath.Walk(data, func(p string, _ os.FileInfo, _ error) error { return os.Chown(p, 65534, 65534) })
 	}
-	os.Chmod(filepath.Join(data, dbFile), 0o444)
+	os.Chmod(filepath.Join(data, store.FileName), 0o444)
 	os.Chmod(data, 0o555)
 	t.Cleanup(func() { os.Chmod(data, 0o755) })
 	var stdout, stderr bytes.Buffer

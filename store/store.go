@@ -42,13 +42,24 @@ type Store struct {
 	ingest ingestQueue // concurrent IngestMentions share transactions
 }
 
+// FileName is the database file Open keeps in its data dir.
+const FileName = "earshot.db"
+
+// IsReadOnly reports SQLite's "attempt to write a readonly database"
+// family: Open writes even to a database at the current schema (the schema
+// check, the WAL index), so a data dir this user cannot write fails so.
+func IsReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
 // Open opens (creating if needed) the database in dir and applies pending
 // migrations.
 func Open(ctx context.Context, dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
-	path := filepath.Join(dir, "earshot.db")
+	path := filepath.Join(dir, FileName)
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)"
 	// The writer gets a larger page cache: ingest touches many index pages.
