@@ -53,6 +53,12 @@ type Result struct {
 	// Reasons explain the category, urgency and relevance, most important
 	// first, e.g. `urgency +45: data loss ("deleted all my data")`.
 	Reasons []string `json:"reasons,omitempty"`
+	// One short, human-readable sentence each, stored with the mention and
+	// shown by get_mention and the dashboard: why this category, why this
+	// urgency, why (not) relevant. Empty when the classifier gave none.
+	CategoryReason  string `json:"category_reason,omitempty"`
+	UrgencyReason   string `json:"urgency_reason,omitempty"`
+	RelevanceReason string `json:"relevance_reason,omitempty"`
 }
 
 // Classifier classifies posts. Implementations are safe for concurrent use.
