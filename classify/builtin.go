@@ -14,6 +14,9 @@ import (
 // state and is safe for concurrent use.
 type Builtin struct {
 	model *catmodel.Model
+	// mode and detail say how FromEnv chose this classifier ("auto": no
+	// usable Ollama answered at start).
+	mode, detail string
 }
 
 // NewBuiltin returns the built-in classifier with the embedded category model.
