@@ -432,6 +432,7 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		PublishedAt: post.PublishedAt, Engagement: post.Engagement, MonitorIDs: []string{m.ID},
 		IsRelevant: res.IsRelevant, Category: res.Category, Sentiment: res.Sentiment, Urgency: res.Urgency,
 		AISummary: res.Summary, Classifier: res.Classifier, CostUSD: res.CostUSD,
+		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason, RelevanceReason: res.RelevanceReason,
 	}, nil
 }
 
