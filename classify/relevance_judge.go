@@ -449,7 +449,7 @@ func descriptionWords(in Input) map[string]bool {
 	m := map[string]bool{}
 	terms := brandTerms(in)
 	for _, w := range words.Words(in.Project.Description) {
-		if len(w) < 4 || relevanceStop[w] || words.IsStopword(w) || slices.Contains(terms, w) {
+		if len(w) < 4 || relevanceStop[w] || words.IsStopword(w) || slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(w, t) }) {
 			continue
 		}
 		m[stem(w)] = true
