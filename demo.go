@@ -72,8 +72,8 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 	p := &capability.Principal{Kind: capability.KindSystem, UserID: u.ID, ProjectID: pr.ID, Role: "owner"}
 	monitors := []map[string]any{
 		{
-			"name":           "Acme",
-			"keywords":       []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
+			"name":     "Acme",
+			"keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
 			// The brand's own accounts: their posts are collected and
 			// kept, marked own, and stay out of the triage inbox.
 			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", collect.DemoLinkedInOrganization},
