@@ -37,16 +37,21 @@ type Mention struct {
 	Status       string           `json:"status"`
 	Classifier   string           `json:"classifier"`
 	UpdatedAt    string           `json:"updated_at"`
+	// PublicVisibility is the editor's choice for the public page: auto
+	// (the wall's rule decides), featured or hidden (curation.go).
+	PublicVisibility string `json:"public_visibility"`
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
-	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at`
+	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at,
+	m.public_visibility`
 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var m Mention
 	var mids, eng string
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
-		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt)
+		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
+		&m.PublicVisibility)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -91,35 +96,9 @@ func (s *Store) Mention(ctx context.Context, projectID, id string) (*Mention, er
 	return scanMention(s.r.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
 }
 
-// UpdateMentionStatus sets a mention's triage status and records a
-// mention.updated event in the same transaction. Setting the status it
-// already has changes nothing: no event (mention.updated means the status
-// changed, CONTRACT §8) and no new updated_at.
+// UpdateMentionStatus sets a mention's triage status (UpdateMention).
 func (s *Store) UpdateMentionStatus(ctx context.Context, projectID, id, status string) (*Mention, error) {
-	var out *Mention
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		m, err := scanMention(tx.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
-		if err != nil {
-			return err
-		}
-		if m.Status == status {
-			out = m
-			return nil
-		}
-		prev := m.Status
-		m.Status = status
-		m.UpdatedAt = now()
-		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET status = ?, updated_at = ? WHERE id = ?`, status, m.UpdatedAt, id); err != nil {
-			return err
-		}
-		ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
-		if err != nil {
-			return err
-		}
-		out = m
-		return insertEvent(ctx, tx, ev)
-	})
-	return out, err
+	return s.UpdateMention(ctx, projectID, id, MentionChange{Status: status})
 }
 
 // MentionFilter selects mentions (list_mentions, export, alerts' views).
@@ -144,6 +123,11 @@ type MentionFilter struct {
 	// OwnBrand keeps mentions that at least one own-brand monitor matched
 	// (the public page; not shown in the API). See ownBrandLink.
 	OwnBrand bool
+	// PublicVisibility: auto, featured or hidden (curation.go).
+	PublicVisibility string
+	// WallAuto keeps what the public page's rule shows of auto mentions
+	// (wallAuto; not shown in the API).
+	WallAuto bool
 }
 
 // ownBrandLink is false only for a mention that competitor monitors alone
@@ -297,6 +281,10 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		from = `mentions m INDEXED BY mentions_collected`
 	case f.AuthorHandle != "":
 		from = `mentions m INDEXED BY mentions_author`
+	case f.PublicVisibility == "featured" || f.PublicVisibility == "hidden":
+		// Curated mentions are few and have their own date-ordered index.
+		from = `mentions m INDEXED BY mentions_curated`
+		add(`m.public_visibility <> 'auto'`) // the partial index's condition
 	case f.Status != "" && f.Status != "new":
 		from = `mentions m INDEXED BY mentions_triaged_feed`
 		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
@@ -340,6 +328,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	}
 	if f.OwnBrand {
 		add(ownBrandLink)
+	}
+	if f.PublicVisibility != "" {
+		add(`m.public_visibility = ?`, f.PublicVisibility)
+	}
+	if f.WallAuto {
+		add(wallAuto)
 	}
 	// since/until bound the publication date (in sync mode too).
 	if f.Since != nil {
@@ -550,24 +544,4 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// PublicMentions lists a public page's mentions of the last 90 days:
-// relevant ones not ignored, except posts only competitor monitors
-// collected (not the brand's to publish),
-// testimonials first, each part newest first. Two bounded reads instead of
-// sorting the whole window by category: the page is public, and a window
-// can hold a million mentions; the own-brand test is a residual filter on
-// those walks.
-func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
-	yes := true
-	since := time.Now().AddDate(0, 0, -90)
-	f := MentionFilter{ProjectID: projectID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true}
-	out, err := s.ListMentions(ctx, f, nil, limit)
-	if err != nil || len(out) == limit {
-		return out, err
-	}
-	f.Category, f.NotCategory = "", "testimonial"
-	rest, err := s.ListMentions(ctx, f, nil, limit-len(out))
-	return append(out, rest...), err
 }
