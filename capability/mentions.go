@@ -33,6 +33,7 @@ type MentionQuery struct {
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
 	CollectedSince   string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+	Sort             string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
 }
 
 type ListMentionsIn struct {
@@ -112,7 +113,7 @@ func (s *Service) mentionCaps() []*Capability {
 	return append([]*Capability{
 		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
 			Scope: MentionsRead, Idempotent: true,
-			Description: "The triage inbox: collected posts with their AI classification, newest first, filtered and paged with an opaque cursor. " +
+			Description: "The triage inbox: collected posts with their AI classification, newest first (or most urgent first with sort=urgency), filtered and paged with an opaque cursor. " +
 				"Use status=new to find what needs triage, min_urgency=70 for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
@@ -130,7 +131,7 @@ func (s *Service) mentionCaps() []*Capability {
 			}),
 		Define(Capability{Name: "export_mentions", Title: "Export mentions as CSV", Group: "mention", Method: "GET", Path: "/api/v1/exports/mentions",
 			Scope: MentionsRead, Idempotent: true, CSV: true,
-			Description: "Download mentions matching the list_mentions filters as CSV (RFC 4180, newest first, streamed; cells that a spreadsheet would run as formulas are prefixed with an apostrophe)."},
+			Description: "Download mentions matching the list_mentions filters as CSV (RFC 4180, in list_mentions' sort order, newest first by default, streamed; cells that a spreadsheet would run as formulas are prefixed with an apostrophe)."},
 			s.exportMentions),
 		Define(Capability{Name: "get_share_of_voice", Title: "Share of voice", Group: "mention", Method: "GET", Path: "/api/v1/share-of-voice",
 			Scope: MentionsRead, Idempotent: true,
@@ -176,6 +177,12 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 		t, _ := ParseTimeParam(q.CollectedSince)
 		f.CollectedSince = &t
 	}
+	if q.Sort == "urgency" {
+		if f.CollectedSince != nil {
+			return f, Invalid("sort", "sort=urgency cannot be combined with collected_since, which reads in collection order")
+		}
+		f.ByUrgency = true
+	}
 	return f, nil
 }
 
@@ -214,8 +221,12 @@ func presetSince(preset string, now time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// cursorBinding ties a cursor to the project and every filter.
+// cursorBinding ties a cursor to the project, every filter and the order
+// (sort=newest is the default spelled out: the same binding).
 func cursorBinding(projectID string, q MentionQuery) string {
+	if q.Sort == "newest" {
+		q.Sort = ""
+	}
 	b, _ := json.Marshal(q)
 	return "mentions:" + projectID + ":" + string(b)
 }
@@ -246,12 +257,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if len(items) > limit {
 		out.Items = items[:limit]
 		out.HasMore = true
-		last := out.Items[limit-1]
-		pos := store.Position{At: last.PublishedAt, ID: last.ID}
-		if f.CollectedSince != nil {
-			pos.At = last.CollectedAt
-		}
-		c := sealCursor(pos, binding)
+		c := sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
 	return out, nil
@@ -323,11 +329,8 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 		if len(page) == 0 || e.Rows >= e.limit {
 			break
 		}
-		last := page[len(page)-1]
-		after = &store.Position{At: last.PublishedAt, ID: last.ID}
-		if e.filter.CollectedSince != nil {
-			after.At = last.CollectedAt
-		}
+		pos := store.PositionOf(page[len(page)-1], e.filter)
+		after = &pos
 	}
 	cw.Flush()
 	return cw.Error()

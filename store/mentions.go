@@ -128,6 +128,9 @@ type MentionFilter struct {
 	// WallAuto keeps what the public page's rule shows of auto mentions
 	// (wallAuto; not shown in the API).
 	WallAuto bool
+	// ByUrgency orders by urgency descending, then newest first (sort.go);
+	// ignored in sync mode.
+	ByUrgency bool
 }
 
 // ownBrandLink is false only for a mention that competitor monitors alone
@@ -152,6 +155,8 @@ const ownBrandLink = `(NOT EXISTS (SELECT 1 FROM mention_monitors l0 WHERE l0.me
 type Position struct {
 	At string `json:"t"`
 	ID string `json:"i"`
+	// Urgency is the third key when ordering by urgency (PositionOf).
+	Urgency int `json:"u,omitempty"`
 }
 
 // minTrigramSearch is the shortest search the trigram index can answer.
@@ -262,6 +267,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if sync {
 		orderCol = "m.collected_at"
 	}
+	byUrgency := f.ByUrgency && !sync
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
@@ -285,6 +291,8 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// Curated mentions are few and have their own date-ordered index.
 		from = `mentions m INDEXED BY mentions_curated`
 		add(`m.public_visibility <> 'auto'`) // the partial index's condition
+	case byUrgency:
+		from, fromArgs = s.urgencySource(ctx, f)
 	case f.Status != "" && f.Status != "new":
 		from = `mentions m INDEXED BY mentions_triaged_feed`
 		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
@@ -351,7 +359,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
 	if after != nil {
-		if sync {
+		if byUrgency {
+			add(`(m.urgency, m.published_at, m.id) < (?, ?, ?)`, after.Urgency, after.At, after.ID)
+		} else if sync {
 			add(`(`+orderCol+`, m.id) > (?, ?)`, after.At, after.ID)
 		} else {
 			add(`(`+orderCol+`, m.id) < (?, ?)`, after.At, after.ID)
@@ -361,8 +371,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if sync {
 		dir = "ASC"
 	}
+	order := orderCol + ` ` + dir + `, m.id ` + dir
+	if byUrgency {
+		order = `m.urgency DESC, ` + order
+	}
 	q := `SELECT ` + mentionCols + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY ` + orderCol + ` ` + dir + `, m.id ` + dir + ` LIMIT ?`
+		` ORDER BY ` + order + ` LIMIT ?`
 	args = append(append(fromArgs, args...), limit)
 	return q, args, nil
 }
@@ -444,6 +458,7 @@ type valueRows struct {
 	rows, key string
 	args      []any
 	cap       int
+	count     int // how many mentions hold it, once rareValue picked it
 }
 
 // rareValue picks, among the filter's monitor, status (new; triaged ones
@@ -453,7 +468,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 	var cands []valueRows
 	if f.MonitorID != "" {
 		cands = append(cands, valueRows{`SELECT mention_id AS k FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?`,
-			"id", []any{f.MonitorID}, rareFacetCap})
+			"id", []any{f.MonitorID}, rareFacetCap, 0})
 	}
 	for _, c := range []struct{ col, value string }{{"status", f.Status}, {"category", f.Category}, {"source", f.Source}} {
 		if c.value != "" {
@@ -462,7 +477,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 				limit *= 4
 			}
 			cands = append(cands, valueRows{`SELECT rowid AS k FROM mentions INDEXED BY mentions_by_` + c.col + ` WHERE project_id = ? AND ` + c.col + ` = ?`,
-				"rowid", []any{f.ProjectID, c.value}, limit})
+				"rowid", []any{f.ProjectID, c.value}, limit, 0})
 		}
 	}
 	var best valueRows
@@ -475,6 +490,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 		var n int
 		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?)`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
 			best, fewest = c, n
+			best.count = n
 		}
 	}
 	return best, best.rows != ""
