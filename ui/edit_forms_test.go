@@ -23,17 +23,18 @@ func TestBlankNamesRefused(t *testing.T) {
 		name, path string
 		form       url.Values
 		field      string
+		label      string // the control's label, which the message names
 	}{
-		{"monitor", "/a/update_monitor", url.Values{"id": {m.ID}, "name": {""}, "keywords": {"acme"}, "scan_interval_minutes": {"60"}, "_back": {"/monitors/" + m.ID}}, "name"},
-		{"project", "/a/update_project", url.Values{"id": {e.proj.ID}, "name": {""}, "website": {""}, "description": {"Changed"}, "_back": {"/settings"}}, "name"},
-		{"category", "/a/update_category", url.Values{"id": {"complaint"}, "label": {""}, "description": {"Changed"}, "_form": {"update_category:complaint"}, "_back": {"/categories"}}, "label"},
+		{"monitor", "/a/update_monitor", url.Values{"id": {m.ID}, "name": {""}, "keywords": {"acme"}, "scan_interval_minutes": {"60"}, "_back": {"/monitors/" + m.ID}}, "name", "Name"},
+		{"project", "/a/update_project", url.Values{"id": {e.proj.ID}, "name": {""}, "website": {""}, "description": {"Changed"}, "_back": {"/settings"}}, "name", "Name"},
+		{"category", "/a/update_category", url.Values{"id": {"complaint"}, "label": {""}, "description": {"Changed"}, "_form": {"update_category:complaint"}, "_back": {"/categories"}}, "label", "Label"},
 	} {
 		st, body, _ := c.post(tc.path, tc.form, true)
 		if st != http.StatusBadRequest {
 			t.Errorf("%s: blank %s answered %d", tc.name, tc.field, st)
 			continue
 		}
-		if !strings.Contains(body, `class="field-error"`) || !strings.Contains(body, tc.field+" must") {
+		if !strings.Contains(body, `class="field-error"`) || !strings.Contains(body, tc.label+" is required.") {
 			t.Errorf("%s: no field error for %s", tc.name, tc.field)
 		}
 		if strings.Contains(body, "saved.") || strings.Contains(body, "done.") {
