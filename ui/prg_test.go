@@ -54,4 +54,3 @@ func TestSecretShownOnceAfterRedirect(t *testing.T) {
 		t.Error("the key is shown again on reload")
 	}
 }
-

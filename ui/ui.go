@@ -242,11 +242,11 @@ type page struct {
 	Project  *store.Project
 	CSRF     string
 	Flash    string
-	Err      *capability.Error // the failed action being re-rendered
+	Err      *capability.Error   // the failed action being re-rendered
 	Errs     []*capability.Error // every field error of it, Err's first (see allErrors)
-	ErrCap   string            // its capability
-	ErrForm  string            // which form failed: its key (see Failed)
-	Result   any               // a successful action's output shown once (secrets)
+	ErrCap   string              // its capability
+	ErrForm  string              // which form failed: its key (see Failed)
+	Result   any                 // a successful action's output shown once (secrets)
 	ResCap   string
 	Form     url.Values // the submitted form, to refill the controls
 	Path     string     // this page's path and query, for _back
