@@ -13,7 +13,7 @@ import (
 
 // A capability's validation error speaks API: "min_urgency must be at most
 // 100", "url: scheme must be https". A form shows it next to the control in
-// the words of the control's label ("Min urgency must be 100 or less."),
+// the words of the control's label ("Minimum urgency must be 100 or less."),
 // and shows every field's error at once, not only the first one the
 // capability met.
 
@@ -21,7 +21,7 @@ import (
 // A parameter not listed reads as its name in words ("scan_interval_minutes"
 // → "Scan interval minutes").
 var fieldLabels = map[string]string{
-	"search": "Search text", "min_urgency": "Min urgency", "max_urgency": "Max urgency", "author_handle": "Author handle",
+	"search": "Search text", "min_urgency": "Minimum urgency", "max_urgency": "Maximum urgency", "author_handle": "Author handle",
 	"is_relevant": "Relevance", "date_preset": "Published", "since": "Published since", "until": "Published before",
 	"collected_since": "Collected since", "limit": "Page size", "monitor_id": "Monitor", "url": "Endpoint URL",
 	"keywords": "Keywords", "exclude_keywords": "Exclude keywords", "watch_accounts": "Watch accounts", "feed_urls": "Feed URLs",

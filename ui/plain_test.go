@@ -4,7 +4,7 @@ import "testing"
 
 func TestPlainMessages(t *testing.T) {
 	for _, tc := range []struct{ param, msg, want string }{
-		{"min_urgency", "min_urgency must be at most 100", "Min urgency must be 100 or less."},
+		{"min_urgency", "min_urgency must be at most 100", "Minimum urgency must be 100 or less."},
 		{"url", "url: scheme must be https", "Endpoint URL must be a full web address starting with https://, like https://example.com/hook."},
 		{"name", "name is required", "Name is required."},
 		{"keywords[1]", "keywords[1] must be at most 200 characters", "Keywords (line 2) can be at most 200 characters long."},

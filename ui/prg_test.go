@@ -23,10 +23,10 @@ func TestFailedFormPRG(t *testing.T) {
 		t.Fatalf("failed form: %d to %q, want 303 to /alerts", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	st, body, _ := c.get("/alerts")
-	if st != http.StatusBadRequest {
+	if st != http.StatusOK {
 		t.Errorf("page with the errors: %d", st)
 	}
-	must(t, body, "Name is required.", "Min urgency must be 100 or less.", `value="nope"`)
+	must(t, body, "Name is required.", "Minimum urgency must be 100 or less.", `value="nope"`)
 	if strings.Contains(body, "min_urgency must") {
 		t.Error("API wording shown to a person")
 	}

@@ -110,6 +110,8 @@ func (u *UI) Mount(r *httprouter.Router) {
 	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
 	r.POST("/ui/status", u.authedAPI(u.setStatus))
 	r.POST("/ui/preview", u.authedAPI(u.preview))
+	r.POST("/ui/density", u.setDensity)
+	r.GET("/export.csv", u.exportCSV)
 
 	r.GET("/p/:slug", u.publicPage)
 
@@ -415,7 +417,10 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		if st.err == nil {
 			pg.Result, pg.ResCap = st.result, st.cap
 		} else {
-			pg.Err, pg.ErrCap, pg.ErrForm, pg.Status = st.err, st.cap, st.key, st.err.Status
+			pg.Err, pg.ErrCap, pg.ErrForm = st.err, st.cap, st.key
+			if ok { // a failed form re-rendered in the POST response says so in its status
+				pg.Status = st.err.Status
+			}
 			pg.Errs = st.errs
 			if len(pg.Errs) == 0 {
 				pg.Errs = []*capability.Error{st.err}

@@ -146,6 +146,11 @@ func (c *client) post(path string, form url.Values, withToken bool) (int, string
 	return resp.StatusCode, string(b), resp.Header
 }
 
+// formFailed is the status of the page a failed form redirects to: the
+// page itself loads fine (200) and shows the errors; the redirect is what
+// tells the form failed (c.lastRedirect).
+const formFailed = http.StatusOK
+
 func (c *client) login(email string) {
 	c.e.t.Helper()
 	c.get("/login")
