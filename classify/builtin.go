@@ -99,6 +99,8 @@ func (b *Builtin) classify(in Input) Result {
 		IsRelevant: rel.Relevant,
 		Classifier: b.Name(),
 		Reasons:    reasons,
+
+		RelevanceReason: rel.Reason,
 	}
 }
 
