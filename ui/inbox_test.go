@@ -92,3 +92,30 @@ func TestExportAndDensity(t *testing.T) {
 		t.Errorf("density without CSRF: %d", st)
 	}
 }
+
+// TestMentionPageShowsReasons: /mentions/{id} shows the whole post, the
+// classifier's reasons, engagement and the author's other mentions.
+func TestMentionPageShowsReasons(t *testing.T) {
+	e, c := ownerClient(t, 0)
+	ctx := context.Background()
+	res, err := e.st.IngestMentions(ctx, e.proj.ID, 0, []store.NewMention{
+		{Source: "x", ExternalID: "r1", URL: "https://x.example/1", AuthorHandle: "sam", Text: "The app is down again for the third time today",
+			PublishedAt: time.Now().Add(-time.Hour), IsRelevant: true, Category: "bug_report", Sentiment: "negative", Urgency: 88,
+			Engagement: map[string]int64{"likes": 40, "reposts": 1}, CategoryReason: "Reports an outage.", UrgencyReason: "Many users affected.", RelevanceReason: "Names the product."},
+		{Source: "x", ExternalID: "r2", URL: "https://x.example/2", AuthorHandle: "sam", Text: "Back up, thanks", PublishedAt: time.Now().Add(-30 * time.Minute),
+			IsRelevant: true, Category: "other", Sentiment: "positive", AISummary: "Service restored"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Created[0].ID
+	if res.Created[0].Text != "The app is down again for the third time today" {
+		id = res.Created[1].ID
+	}
+	st, body, _ := c.get("/mentions/" + id)
+	if st != 200 {
+		t.Fatalf("mention page %d", st)
+	}
+	must(t, body, "The app is down again for the third time today", "Reports an outage.", "Many users affected.", "Names the product.",
+		"40 likes · 1 repost", "More from @sam", "Service restored", "88 of 100")
+}
