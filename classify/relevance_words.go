@@ -14,7 +14,7 @@ import (
 //go:embed commonwords.txt
 var commonWordsText string
 
-var commonWords = sync.OnceValue(func() map[string]struct{} {
+var dictWords = sync.OnceValue(func() map[string]struct{} {
 	m := make(map[string]struct{}, 20000)
 	for line := range strings.Lines(commonWordsText) {
 		line = strings.TrimSpace(line)
@@ -28,7 +28,7 @@ var commonWords = sync.OnceValue(func() map[string]struct{} {
 // commonWord reports whether w (lower case) is a common English word or
 // name, or an inflection of one ("notions", "slacking").
 func commonWord(w string) bool {
-	set := commonWords()
+	set := dictWords()
 	if _, ok := set[w]; ok {
 		return true
 	}
