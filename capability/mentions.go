@@ -29,6 +29,7 @@ type MentionFilters struct {
 	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
 	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
 	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
+	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
 	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
@@ -155,7 +156,7 @@ func (s *Service) mentionCaps() []*Capability {
 func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
 	f := store.MentionFilter{ProjectID: p.ProjectID, MonitorID: q.MonitorID, Source: q.Source, Category: q.Category, Sentiment: q.Sentiment,
 		Status: q.Status, MinUrgency: q.MinUrgency, MaxUrgency: q.MaxUrgency, AuthorHandle: strings.TrimPrefix(q.AuthorHandle, "@"),
-		Search: q.Search, IsRelevant: q.IsRelevant, PublicVisibility: q.PublicVisibility}
+		Search: q.Search, IsRelevant: q.IsRelevant, Own: q.Own, PublicVisibility: q.PublicVisibility}
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
 	}
@@ -296,7 +297,8 @@ func (e *CSVExport) MarshalJSON() ([]byte, error) {
 }
 
 var csvHeader = []string{"id", "published_at", "collected_at", "source", "url", "author_handle", "text", "category", "sentiment",
-	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement"}
+	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement",
+	"own", "category_reason", "urgency_reason", "relevance_reason"}
 
 // Stream writes the header and every row, reading the store page by page so
 // memory stays flat whatever the row count.
@@ -320,7 +322,8 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 			}
 			eng, _ := json.Marshal(m.Engagement)
 			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
-				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng)}
+				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng),
+				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason}
 			for i := range rec {
 				rec[i] = SafeCell(rec[i])
 			}

@@ -29,7 +29,7 @@ type Mention struct {
 	PublishedAt  string           `json:"published_at"`
 	CollectedAt  string           `json:"collected_at"`
 	Engagement   map[string]int64 `json:"engagement"`
-	IsRelevant   bool             `json:"is_relevant"`
+	IsRelevant   bool             `json:"is_relevant" doc:"Really about the brand. False for name clashes and for the project's own posts; such mentions fire no mention.created and no alert."`
 	Category     string           `json:"category"`
 	Sentiment    string           `json:"sentiment"`
 	Urgency      int              `json:"urgency"`
@@ -37,6 +37,17 @@ type Mention struct {
 	Status       string           `json:"status"`
 	Classifier   string           `json:"classifier"`
 	UpdatedAt    string           `json:"updated_at"`
+
+	// Own: posted by one of the project's own accounts (a watched handle
+	// of an own-brand monitor) or on its website; stored with
+	// is_relevant=false, not a mention to triage.
+	Own bool `json:"own" doc:"Posted by the project's own account or on its own website: kept, but not a mention to triage (is_relevant is false)."`
+	// One short sentence each: why this category, urgency and relevance
+	// ("" when the classifier gave none, and for mentions stored before
+	// reasons were kept).
+	CategoryReason  string `json:"category_reason" doc:"Why the classifier chose this category, in one short sentence; empty when it gave none."`
+	UrgencyReason   string `json:"urgency_reason" doc:"Why the urgency is what it is, in one short sentence; empty when the classifier gave none."`
+	RelevanceReason string `json:"relevance_reason" doc:"Why the mention is (not) relevant or is an own post, in one short sentence; empty when the classifier gave none."`
 	// PublicVisibility is the editor's choice for the public page: auto
 	// (the wall's rule decides), featured or hidden (curation.go).
 	PublicVisibility string `json:"public_visibility"`
@@ -44,6 +55,7 @@ type Mention struct {
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
 	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at,
+	m.own, m.category_reason, m.urgency_reason, m.relevance_reason,
 	m.public_visibility`
 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
@@ -51,6 +63,7 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var mids, eng string
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
 		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
+		&m.Own, &m.CategoryReason, &m.UrgencyReason, &m.RelevanceReason,
 		&m.PublicVisibility)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -114,6 +127,7 @@ type MentionFilter struct {
 	AuthorHandle string
 	Search       string
 	IsRelevant   *bool
+	Own          *bool // the project's own posts (true) or everything else (false)
 	// Not shown in the API: a status and a category to leave out.
 	NotStatus, NotCategory string
 	Since                  *time.Time // published_at >= Since
@@ -283,6 +297,9 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 	}
 	if f.IsRelevant != nil {
 		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
+	}
+	if f.Own != nil {
+		add(`m.own = ?`, boolInt(*f.Own))
 	}
 	if f.NotStatus != "" {
 		add(`m.status <> ?`, f.NotStatus)
