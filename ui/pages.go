@@ -25,7 +25,9 @@ type groupsData struct {
 	Groups  []*store.KeywordGroup
 	SOV     *capability.SOVOut
 	SOVErr  *capability.Error
-	Chart   chart
+	Chart   chart // wide
+	Narrow  chart // the same at phone width
+	Bars    []shareBar
 	Preset  string
 	Presets []string
 }
@@ -42,7 +44,8 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 		d.SOVErr = o.Err
 	} else {
 		d.SOV = o.Data.(*capability.SOVOut)
-		d.Chart = sovChart(d.SOV)
+		d.Chart, d.Narrow = sovCharts(d.SOV)
+		d.Bars = shareBars(d.SOV, nil)
 	}
 	pg.Data = d
 	u.render(w, pg, "groups")
