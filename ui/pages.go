@@ -132,9 +132,15 @@ func (u *UI) keys(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter
 	u.render(w, pg, "keys")
 }
 
+type accountData struct {
+	*store.User
+	PasswordForm bool // change_password is served
+}
+
 func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Account", "account"
-	pg.Data = pg.User
+	_, canChange := u.svc.Capability("change_password")
+	pg.Data = &accountData{User: pg.User, PasswordForm: canChange}
 	u.render(w, pg, "account")
 }
 
