@@ -76,8 +76,12 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 // readers; the legend and every bar's title name them too).
 var sentimentColors = map[string]string{"positive": "#009E73", "neutral": "#8c959f", "negative": "#D55E00"}
 
-// stackChart lays out days as stacked bars in a w-wide drawing.
-func stackChart(id, title, desc string, days []stackDay, w float64) chart {
+// stackChart lays out days as stacked bars in a w-wide drawing; name
+// labels a bar (nil: a day's short date).
+func stackChart(id, title, desc string, days []stackDay, w float64, name func(string) string) chart {
+	if name == nil {
+		name = shortDate
+	}
 	narrow := w < 500
 	c := chart{ID: id, W: w, H: 240, PlotTop: 18, PlotBottom: 200, PlotLeft: 36, Title: title, Desc: desc, FontSize: 11}
 	if narrow {
@@ -120,7 +124,7 @@ func stackChart(id, title, desc string, days []stackDay, w float64) chart {
 			}
 			h := plotH * float64(s.Count) / float64(top)
 			y -= h
-			b.Segs = append(b.Segs, seg{Y: y, H: h, Color: s.Color, Title: fmt.Sprintf("%s, %s: %d", shortDate(d.Date), s.Name, s.Count)})
+			b.Segs = append(b.Segs, seg{Y: y, H: h, Color: s.Color, Title: fmt.Sprintf("%s, %s: %d", name(d.Date), s.Name, s.Count)})
 		}
 		c.Bars = append(c.Bars, b)
 		if d.Spike != nil {
@@ -129,7 +133,7 @@ func stackChart(id, title, desc string, days []stackDay, w float64) chart {
 			c.Spikes = append(c.Spikes, sp)
 		}
 		if (len(days)-1-j)%every == 0 { // the last day always labelled
-			c.Labels = append(c.Labels, tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: shortDate(d.Date)})
+			c.Labels = append(c.Labels, tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: name(d.Date)})
 		}
 	}
 	return c
@@ -161,7 +165,7 @@ func sovCharts(s *capability.SOVOut) (wide, narrow chart) {
 		}
 		days = append(days, sd)
 	}
-	wide, narrow = stackChart("sov-w", title, desc, days, 720), stackChart("sov-n", title, desc, days, 360)
+	wide, narrow = stackChart("sov-w", title, desc, days, 720, nil), stackChart("sov-n", title, desc, days, 360, nil)
 	wide.Legend, narrow.Legend = legend, legend
 	return wide, narrow
 }
