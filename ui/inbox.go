@@ -40,6 +40,7 @@ type inboxData struct {
 	Sort      string              // "" (newest first) or "urgency"
 	SortLinks []viewLink          // the same filters newest first and most urgent first
 	Views     []viewLink
+	Overview  *overview // nil when the statistics are not available
 	Monitors  []*store.Monitor
 	PollFrom  string
 	Options   map[string][]string

@@ -82,6 +82,10 @@
       var err = $("main .error[role=alert]");
       if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
     }
+    // The overview is open beside the inbox on a wide screen, folded above it on a narrow one.
+    $$("details[data-open-wide]").forEach(function (d) {
+      if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
+    });
     var help = $("#help"), g = 0;
     var jumps = { i: "/", n: "/?status=new", m: "/monitors", v: "/groups", a: "/alerts", u: "/usage", s: "/settings", k: "/keys", w: "/webhooks" };
     document.addEventListener("keydown", function (e) {
