@@ -229,7 +229,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -247,7 +247,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 		if f.CollectedSince != nil {
 			pos.At = last.CollectedAt
 		}
-		c := sealCursor(pos, binding)
+		c := s.sealCursor(pos, binding)
 		out.NextCursor = &c
 	}
 	return out, nil
