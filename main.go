@@ -3,7 +3,6 @@
 package main
 
 import (
-	"time"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"earshot/capability"
 	"earshot/store"

@@ -61,7 +61,9 @@ func (s *Service) openCursor(c, binding string, pos any) error {
 	return json.Unmarshal(body, pos)
 }
 
-func (s *Service) encodeSeqCursor(seq int64, binding string) string { return s.sealCursor(seq, binding) }
+func (s *Service) encodeSeqCursor(seq int64, binding string) string {
+	return s.sealCursor(seq, binding)
+}
 
 func (s *Service) decodeSeqCursor(c, binding string) (int64, error) {
 	var n int64

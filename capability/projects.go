@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"earshot/store"
 )
 
