@@ -2,6 +2,7 @@ package classify
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
@@ -65,17 +66,31 @@ func (b *Builtin) classify(in Input) Result {
 		// split "deleted all <b>my</b> data" and hide its signals.
 		text = cleanText(text)
 	}
+	// "#neverflyingagain" is read as "never flying again".
+	text = expandHashtags(text)
 	a := analyze(text)
 	rel := judgeRelevance(a, in)
 
-	cat := categorize(b.model, a.clauses, a.low, a.sent.Compound, func(cue string) bool {
+	j := judge(a)
+	cat := categorize(b.model, a.clauses, a.low, j.compound, j.complaint, func(cue string) bool {
 		return brandNear(a.low, cue, in)
 	})
+	// Data loss, a security hole or an outage is a defect to fix, however
+	// calmly it is told ("the CLI stores the token in plain text"), unless
+	// the post is a grievance about money or support.
+	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "complaint" && cat.Cue == "") {
+		cat.Category, cat.Cue = "bug_report", ph
+		cat.Reason = fmt.Sprintf("bug_report: %s (%q)", signalWords[alarm], ph)
+		if j.compound > -0.3 {
+			j.compound = -0.3 // a defect report is not neutral news
+		}
+	}
 	category := cat.Category
-	if !categoryEnabled(in.Categories, category) {
+	disabled := !categoryEnabled(in.Categories, category)
+	if disabled {
 		category = "other"
 	}
-	urg := scoreUrgency(a, category, in)
+	urg := urgencyFrom(a.low, category, j.compound, reach(in), j.complaint)
 	reasons := make([]string, 0, len(urg.Reasons)+2)
 	if cat.Cue != "" && category == cat.Category {
 		reasons = append(reasons, "category "+category+": cue \""+cat.Cue+"\"")
@@ -84,22 +99,62 @@ func (b *Builtin) classify(in Input) Result {
 	}
 	reasons = append(reasons, urg.Reasons...)
 	reasons = append(reasons, rel.Reason)
-	sentiment := a.sent.Label
-	if category == "product_idea" && math.Abs(a.sent.Compound) < 0.5 {
+	sentiment := labelFor(j.compound)
+	if category == "product_idea" && math.Abs(j.compound) < 0.5 {
 		// A request is not a feeling: "please add", "I wish" and "would
 		// love" carry positive words, "missing" and "can't" negative
 		// ones, but a calm feature idea is neutral.
 		sentiment = "neutral"
 	}
-	return Result{
-		Category:   category,
-		Sentiment:  sentiment,
-		Urgency:    urg.Score,
-		Summary:    Summarize(in.Text, in.Keywords),
-		IsRelevant: rel.Relevant,
-		Classifier: b.Name(),
-		Reasons:    reasons,
+	catReason := cat.Reason
+	if disabled {
+		catReason = "other: " + cat.Category + " is turned off in this project"
 	}
+	return Result{
+		Category:       category,
+		Sentiment:      sentiment,
+		Urgency:        urg.Score,
+		Summary:        Summarize(in.Text, in.Keywords),
+		IsRelevant:     rel.Relevant,
+		Classifier:     b.Name(),
+		Reasons:        reasons,
+		CategoryReason: catReason,
+		UrgencyReason:  urg.Sentence,
+
+		RelevanceReason: rel.Reason,
+	}
+}
+
+// judgement is the post's sentiment after the complaint rules (and the
+// learned layer) have read it.
+type judgement struct {
+	compound  float64 // -1..1, what the label and urgency read
+	complaint complaintEvidence
+}
+
+// judge combines the lexicon score with the complaint rules: a service
+// failure told as fact makes the post negative, whatever its words, unless
+// it is praise for the failure being solved; sarcasm after a failure turns
+// praise words into scorn.
+func judge(a analysis) judgement {
+	j := judgement{compound: a.sent.Compound, complaint: detectComplaint(a.low, a.toks)}
+	c := &j.complaint
+	praise, _ := cueScore(a.low, praiseCues)
+	// Praise for a solved problem: "support replaced my broken blender
+	// same day. legends".
+	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise >= 1)
+	switch {
+	case thanked:
+		c.Score = 0 // the problem is the past of a thank-you
+		j.compound = math.Max(j.compound, 0.3)
+	case c.Told():
+		j.compound = math.Min(j.compound, -(0.3 + 0.1*math.Min(c.Score, 5)))
+	case c.Score >= 1 && !c.Resolved && j.compound > -neutralThreshold && j.compound < 0.3:
+		// A weak failure cue in a post with no clear feeling leans
+		// negative: "5 hour delay", "why does a transfer take 5 days".
+		j.compound = -0.1 - 0.05*c.Score
+	}
+	return j
 }
 
 // categoryEnabled reports whether c may be produced; nil means all enabled.

@@ -3,6 +3,7 @@ package classify
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"math"
 
 	"earshot/classify/internal/catmodel"
@@ -117,6 +118,13 @@ var praiseCues = newCueList([]cue{
 	{"no questions asked", 0.8}, {"never looked back", 1.5}, {"never go back", 1.2}, {"not go back", 1.2},
 	{"worth every penny", 1.5}, {"worth it", 1}, {"can't imagine", 1}, {"rock solid", 1.2}, {"shoutout", 1}, {"shout out", 1},
 	{"amazing team", 1}, {"the only one that", 1}, {"best notes app", 1.2}, {"favorite app", 1.2}, {"favourite app", 1.2},
+	// Gratitude and respect addressed to the brand's people.
+	{"thank you", 0.6}, {"thanks", 0.5}, {"thanks for", 0.6}, {"huge thanks", 1.2}, {"respect", 1}, {"legends", 1.2},
+	{"legend", 1}, {"you rock", 1.2}, {"you guys rock", 1.2}, {"nice job", 1}, {"great job", 1}, {"great service", 1.5},
+	{"excellent service", 1.5}, {"great experience", 1.2}, {"smoothest", 1}, {"fastest", 0.8}, {"painless", 1},
+	{"10/10", 1.2}, {"will use again", 1.2}, {"will be back", 1.2}, {"saved my", 1}, {"you saved", 1.2}, {"so kind", 1},
+	{"faith in humanity", 1.2}, {"made our", 0.8}, {"made my", 0.8}, {"more like this", 1}, {"above and beyond", 1.5},
+	{"best", 0.5}, {"love", 0.5}, {"delicious", 0.8}, {"on time", 0.6}, {"quick fix", 1}, {"sorted", 0.6}, {"solved", 0.6},
 })
 
 // cueList is a list of weighted cue phrases, indexed for matching.
@@ -185,6 +193,9 @@ type categoryDecision struct {
 	// Bug and Idea are the multi-label view: a post can be both a bug
 	// report and a product idea; Category picks one of them for display.
 	Bug, Idea bool
+	// Reason is the one-line reason stored with the mention, e.g.
+	// `complaint: a service failure told as fact ("still no refund")`.
+	Reason string
 }
 
 // logit is log(p/(1-p)), clamped away from 0 and 1.
@@ -216,7 +227,7 @@ func problemEvidence(clauses []string, bugScore float64, errorCode bool) bool {
 // words.WithBreaks, low its lower-case form, compound its sentiment;
 // brandNear reports whether the brand is named close to a misinformation
 // cue.
-func categorize(m *catmodel.Model, clauses []string, low string, compound float64, brandNear func(string) bool) categoryDecision {
+func categorize(m *catmodel.Model, clauses []string, low string, compound float64, ce complaintEvidence, brandNear func(string) bool) categoryDecision {
 	var buf [2]float64
 	p := m.Probs(catmodel.FeaturesOf(clauses), buf[:0])
 	// Margins over each label's threshold, in log-odds: > 0 means the label
@@ -262,10 +273,15 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			// Grievances about the company (price, support, policy,
 			// changes), or a clearly negative post that is neither a bug
 			// report nor an idea.
-			if compound >= 0.3 || (rc <= 0 && compound > -0.3) {
+			// A service failure told as fact is a complaint whatever
+			// its words.
+			if compound >= 0.3 || (rc <= 0 && compound > -0.3 && !ce.Told()) {
 				continue
 			}
-			s, why = rc+2*math.Max(0, -compound)-0.8+0.3*math.Min(mb, 0), cc
+			s, why = rc+2*math.Max(0, -compound)-0.5+0.3*math.Min(mb, 0), cc
+			if ce.Score >= 1 {
+				s += 0.8 * math.Min(ce.Score, 4)
+			}
 		case "misinformation":
 			if rm <= 0 {
 				continue
@@ -276,10 +292,10 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			// a bug report only when the praise is explicit (support that
 			// fixed the problem).
 			rt, ct := cueScore(low, praiseCues)
-			if compound < 0.5 && (compound < 0 || rt <= 0) || d.Idea || (d.Bug && rt < 1.5) {
+			if compound < 0.5 && (compound < 0.05 || rt <= 0) && !(rt >= 1.2 && compound > -neutralThreshold) || ce.Told() || d.Idea || (d.Bug && rt < 1.5) {
 				continue
 			}
-			s, why = rt+2*(compound-0.5)-0.3, ct
+			s, why = rt+2*(compound-0.4), ct
 		default:
 			continue
 		}
@@ -297,5 +313,51 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 		_, cue = cueScore(low, ideaCues)
 	}
 	d.Category, d.Cue = best, cue
+	d.Reason = categoryReason(best, cue, compound, ce)
 	return d
+}
+
+// categoryReason words why a post got its category, in one line.
+func categoryReason(category, cue string, compound float64, ce complaintEvidence) string {
+	q := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return fmt.Sprintf(" (%q)", s)
+	}
+	switch category {
+	case "complaint":
+		switch {
+		case ce.Told() && ce.Sarcasm:
+			return "complaint: a service failure told with sarcasm" + q(ce.Cue)
+		case ce.Told() && ce.Question:
+			return "complaint: a question to the brand that carries a problem" + q(ce.Cue)
+		case ce.Told():
+			return "complaint: a service failure told as fact" + q(ce.Cue)
+		case cue != "":
+			return "complaint: a grievance about the company" + q(cue)
+		}
+		return "complaint: a clearly negative post about the brand"
+	case "bug_report":
+		if cue != "" {
+			return "bug_report: describes something that does not work" + q(cue)
+		}
+		return "bug_report: reads like a problem report (model trained on app reviews)"
+	case "product_idea":
+		if cue != "" {
+			return "product_idea: asks for a change or a feature" + q(cue)
+		}
+		return "product_idea: reads like a feature request (model trained on app reviews)"
+	case "testimonial":
+		if cue != "" {
+			return "testimonial: praise for the brand" + q(cue)
+		}
+		return "testimonial: strongly positive about the brand"
+	case "misinformation":
+		return "misinformation: a claim passed on as fact without a source" + q(cue)
+	}
+	if compound <= -0.3 {
+		return "other: negative, but no complaint, defect or request about the brand found"
+	}
+	return "other: no complaint, defect, request or praise found"
 }

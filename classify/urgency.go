@@ -47,11 +47,17 @@ var urgencySignals = []signal{
 		"erased my", "erased all", "deleted everything", "lost everything", "disappeared"}},
 	{"security", 40, 72, []string{"hacked", "breach", "breached", "data leak", "leaked", "vulnerability", "exploit", "compromised",
 		"account was stolen", "stole my account", "phishing", "exposed my", "security hole", "security issue", "unauthorized",
-		"unauthorised", "malware", "ransomware", "password leak"}},
+		"unauthorised", "malware", "ransomware", "password leak", "in plain text", "in plaintext", "in clear text", "in cleartext",
+		"plain-text", "plaintext password", "plaintext passwords", "stored unencrypted", "unencrypted", "not encrypted",
+		"anyone can read", "anyone on the machine", "can read it", "world-readable", "world readable", "leaks", "leaking",
+		"exposes", "exposed", "xss", "sql injection", "remote code execution", "privilege escalation", "cve", "account takeover"}},
 	{"outage", 35, 70, []string{"outage", "is down", "are down", "went down", "servers down", "server down", "down again",
-		"down for everyone", "site down", "service down", "app is down", "502", "503", "service unavailable", "not loading for anyone"}},
+		"down for everyone", "site down", "service down", "app is down", "502", "503", "service unavailable", "not loading for anyone",
+		"without internet", "no internet", "no signal", "power out", "nobody can log in", "no one can log in", "everyone is getting",
+		"returns 404 for everyone", "for everyone since", "is offline", "went offline", "system was down", "system is down"}},
 	{"legal", 30, 0, []string{"lawsuit", "sue", "suing", "sued", "lawyer", "attorney", "class action", "legal action", "gdpr",
-		"regulator", "court", "small claims", "ftc", "chargeback"}},
+		"regulator", "court", "small claims", "ftc", "chargeback", "ombudsman", "trading standards", "consumer protection",
+		"report you", "reporting you", "legal"}},
 	{"churn", 20, 0, []string{"cancelling", "canceling", "cancel my", "cancelled my", "canceled my", "switching to", "moving to",
 		"uninstalling", "uninstalled", "never again", "unsubscribing", "unsubscribed", "done with", "leaving", "deleting my account",
 		"delete my account", "refund"}},
@@ -60,6 +66,9 @@ var urgencySignals = []signal{
 type urgencyScore struct {
 	Score   int
 	Reasons []string
+	// Sentence is the one-line reason stored with the mention, e.g.
+	// `urgency 85: security report ("in plain text")`.
+	Sentence string
 }
 
 // reach combines audience and engagement into one number of people.
@@ -73,21 +82,36 @@ func reach(in Input) float64 {
 	return r
 }
 
-func scoreUrgency(a analysis, category string, in Input) urgencyScore {
-	return urgencyFrom(a.low, category, a.sent.Compound, reach(in))
-}
+// signalWords name each alarm signal in the reason sentence.
+var signalWords = map[string]string{"data loss": "data loss", "security": "security report", "outage": "outage",
+	"legal": "legal threat", "churn": "customer about to leave"}
 
-func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
+// urgencyFrom scores urgency from the post's lower-case text, its category,
+// its sentiment (compound after the complaint rules), its reach and the
+// complaint evidence.
+func urgencyFrom(low, category string, compound, reachN float64, ce ...complaintEvidence) urgencyScore {
 	var u urgencyScore
+	var why []string // the parts of the reason sentence, gravest first
 	score := categoryUrgency[category]
 	if score > 0 {
 		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: category %s", score, category))
+	}
+	told := len(ce) > 0 && ce[0].Told() && (category == "complaint" || category == "bug_report")
+	if told {
+		c := ce[0]
+		p := int(math.Round(math.Min(25, 6*c.Score)))
+		score += p
+		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: service failure (%q)", p, c.Cue))
+		why = append(why, fmt.Sprintf("a service failure told as fact (%q)", c.Cue))
 	}
 	if compound < 0 {
 		p := int(math.Round(30 * -compound))
 		if p > 0 {
 			score += p
 			u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: negative sentiment %.2f", p, compound))
+			if !told && compound <= -0.3 {
+				why = append(why, "a clearly negative post")
+			}
 		}
 	}
 	if reachN > 0 {
@@ -95,10 +119,14 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		if p > 0 {
 			score += p
 			u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: reach %.0f", p, reachN))
+			if p >= 12 && compound < 0 {
+				why = append(why, fmt.Sprintf("an audience of about %s", roundPeople(reachN)))
+			}
 		}
 	}
 	floor, critical := 0, false
-	var buf [32]bool
+	var alarms []string
+	var buf [64]bool
 	for si, s := range urgencySignals {
 		h, found := urgencySets[si].hits(low, buf[:])
 		if !found {
@@ -120,7 +148,9 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		floor = max(floor, s.floor)
 		critical = critical || s.floor > 0
 		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency +%d: %s (%q)", s.points, s.name, ph))
+		alarms = append(alarms, fmt.Sprintf("%s (%q)", signalWords[s.name], ph))
 	}
+	why = append(alarms, why...)
 	// A calm idea or a thank-you is never urgent on its own.
 	if !critical && (category == "product_idea" || category == "testimonial") && score > 60 {
 		score = 60
@@ -130,8 +160,64 @@ func urgencyFrom(low, category string, compound, reachN float64) urgencyScore {
 		u.Reasons = append(u.Reasons, fmt.Sprintf("urgency raised to %d by the alarm signal", floor))
 		score = floor
 	}
+	// Praise is never urgent: a thank-you that mentions a solved outage
+	// stays below 50.
+	if category == "testimonial" && score > 40 {
+		score = 40
+		u.Reasons = append(u.Reasons, "urgency capped at 40: praise")
+	} else if compound >= neutralThreshold && !critical && score > 45 {
+		score = 45
+		u.Reasons = append(u.Reasons, "urgency capped at 45: a positive post without an alarm signal")
+	}
 	u.Score = min(max(score, 0), 100)
+	switch {
+	case category == "testimonial":
+		u.Sentence = fmt.Sprintf("urgency %d: praise, nothing to fix", u.Score)
+	case len(why) > 0:
+		if len(why) > 2 {
+			why = why[:2]
+		}
+		u.Sentence = fmt.Sprintf("urgency %d: %s", u.Score, strings.Join(why, ", "))
+	case category == "product_idea":
+		u.Sentence = fmt.Sprintf("urgency %d: a request that can wait", u.Score)
+	case category == "complaint" || category == "bug_report" || category == "misinformation":
+		u.Sentence = fmt.Sprintf("urgency %d: %s without an alarm signal", u.Score, strings.ReplaceAll(category, "_", " "))
+	default:
+		u.Sentence = fmt.Sprintf("urgency %d: no problem reported", u.Score)
+	}
 	return u
+}
+
+// criticalAlarm finds the gravest alarm signal that names a defect (data
+// loss, security, outage) asserted in low: its name and phrase, or "".
+func criticalAlarm(low string) (name, phrase string) {
+	var buf [64]bool
+	for si, s := range urgencySignals {
+		if s.floor == 0 {
+			continue
+		}
+		h, found := urgencySets[si].hits(low, buf[:])
+		if !found {
+			continue
+		}
+		for pi, hit := range h[:len(s.phrases)] {
+			if hit && assertedSomewhere(low, s.phrases[pi]) {
+				return s.name, s.phrases[pi]
+			}
+		}
+	}
+	return "", ""
+}
+
+// roundPeople renders a reach as "12k people", "3.4M people".
+func roundPeople(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM people", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.0fk people", n/1e3)
+	}
+	return fmt.Sprintf("%.0f people", n)
 }
 
 // assertedSomewhere reports whether phrase occurs in low (as whole words)

@@ -245,7 +245,9 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	o := u.run(r.Context(), p, name, form, false)
 	if o.Err != nil {
-		u.rerender(w, r, back, &actionState{err: o.Err, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
+		errs := u.allErrors(name, form, false, o.Err)
+		u.putStash(w, s, back, &actionState{err: errs[0], errs: errs, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
+		http.Redirect(w, r, back, http.StatusSeeOther)
 		return
 	}
 	switch name {
@@ -263,7 +265,8 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		fallthrough
 	default:
 		if showOnce[name] {
-			u.rerender(w, r, back, &actionState{cap: name, result: o.Data})
+			u.putStash(w, s, back, &actionState{cap: name, result: o.Data})
+			http.Redirect(w, r, back, http.StatusSeeOther)
 			return
 		}
 	}

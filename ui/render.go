@@ -99,8 +99,9 @@ var funcs = template.FuncMap{
 		sort.Strings(parts)
 		return strings.Join(parts, ", ")
 	},
-	"filterVal": func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
-	"dict":      dict,
+	"filterVal":  func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
+	"dict":       dict,
+	"engagement": engagement,
 	"host": func(s string) string {
 		if u, err := url.Parse(s); err == nil && u.Host != "" {
 			return strings.TrimPrefix(u.Host, "www.")
@@ -318,4 +319,29 @@ func sourceIcon(s string) template.HTML {
 		short = "•"
 	}
 	return template.HTML(`<span class="src src-` + template.HTMLEscapeString(s) + `" aria-hidden="true">` + template.HTMLEscapeString(short) + `</span>`)
+}
+
+// engagement words a post's engagement counts, largest first ("12 upvotes ·
+// 3 comments"); "" when there are none.
+func engagement(e map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var xs []kv
+	for k, v := range e {
+		if v > 0 {
+			xs = append(xs, kv{k, v})
+		}
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].v > xs[j].v || xs[i].v == xs[j].v && xs[i].k < xs[j].k })
+	var parts []string
+	for _, x := range xs {
+		name := strings.ReplaceAll(x.k, "_", " ")
+		if x.v == 1 {
+			name = strings.TrimSuffix(name, "s")
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", x.v, name))
+	}
+	return strings.Join(parts, " · ")
 }
