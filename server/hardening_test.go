@@ -540,3 +540,22 @@ func newHTTPTestServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// With SMTP configured the link is also emailed to the invited address,
+// and still shown once to the inviter.
+func TestInvitationEmail(t *testing.T) {
+	e := newEnv(t)
+	var to, body string
+	e.svc.SendEmail = func(_ context.Context, addr, subject, text string) error {
+		to, body = addr, text
+		return nil
+	}
+	inv := e.do("POST", "/api/v1/members", e.keyA, map[string]any{"email": "mail@example.com", "role": "editor"}).ok().data()
+	if inv["email_sent"] != true || to != "mail@example.com" || !strings.Contains(body, inv["invite_url"].(string)) || !strings.Contains(body, "Acme") {
+		t.Fatalf("email to %q: %q (answer %v)", to, body, inv)
+	}
+	e.svc.SendEmail = func(context.Context, string, string, string) error { return fmt.Errorf("smtp down") }
+	if inv := e.do("POST", "/api/v1/members", e.keyA, map[string]any{"email": "mail2@example.com", "role": "editor"}).ok().data(); inv["email_sent"] != false || inv["invite_url"] == nil {
+		t.Fatalf("a failed email must still answer the link: %v", inv)
+	}
+}
