@@ -16,22 +16,32 @@ import (
 	"earshot/store"
 )
 
-// MentionQuery holds the list_mentions filters; export_mentions reuses them.
+// MentionFilters are the filters of list_mentions, export_mentions and
+// get_mention_stats.
+type MentionFilters struct {
+	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
+	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
+	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
+	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
+	Status           string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
+	MinUrgency       *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
+	MaxUrgency       *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
+	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
+	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
+	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
+	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
+	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
+	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
+	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
+	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+}
+
+// MentionQuery holds the list_mentions query; export_mentions reuses it.
+// Its JSON (field order included) is the cursor binding.
 type MentionQuery struct {
-	MonitorID      string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source         string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
-	Category       string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
-	Sentiment      string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
-	Status         string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
-	MinUrgency     *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
-	MaxUrgency     *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
-	AuthorHandle   string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
-	Search         string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
-	IsRelevant     *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
-	DatePreset     string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
-	Since          string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
-	Until          string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
+	MentionFilters
 	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
+	Sort           string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
 }
 
 type ListMentionsIn struct {
@@ -47,8 +57,9 @@ type ListMentionsOut struct {
 }
 
 type UpdateMentionStatusIn struct {
-	ID     string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
-	Status string `json:"status" validate:"required,enum=new|reviewed|done|ignored" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model)."`
+	ID               string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
+	Status           string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
+	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=auto|featured|hidden" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
 }
 
 type ExportIn struct {
@@ -107,10 +118,10 @@ type PreviewOut struct {
 }
 
 func (s *Service) mentionCaps() []*Capability {
-	return []*Capability{
+	return append([]*Capability{
 		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
 			Scope: MentionsRead, Idempotent: true,
-			Description: "The triage inbox: collected posts with their AI classification, newest first, filtered and paged with an opaque cursor. " +
+			Description: "The triage inbox: collected posts with their AI classification, newest first (or most urgent first with sort=urgency), filtered and paged with an opaque cursor. " +
 				"Use status=new to find what needs triage, min_urgency=70 for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
@@ -120,13 +131,15 @@ func (s *Service) mentionCaps() []*Capability {
 			}),
 		Define(Capability{Name: "update_mention_status", Title: "Triage a mention", Group: "mention", Method: "PATCH", Path: "/api/v1/mentions/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true,
-			Description: "Set a mention's status: reviewed (seen), done (handled), ignored (not really about the brand — this also teaches the relevance model) or back to new. Returns the full mention."},
+			Description: "Set a mention's status: reviewed (seen), done (handled), ignored (not really about the brand — this also teaches the relevance model) or back to new; " +
+				"and/or its public_visibility on the public page: featured (always shown, first), hidden (never) or auto. Returns the full mention. " +
+				"Only a status change fires mention.updated."},
 			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*store.Mention, error) {
-				return s.Store.UpdateMentionStatus(ctx, p.ProjectID, in.ID, in.Status)
+				return s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
 			}),
 		Define(Capability{Name: "export_mentions", Title: "Export mentions as CSV", Group: "mention", Method: "GET", Path: "/api/v1/exports/mentions",
 			Scope: MentionsRead, Idempotent: true, CSV: true,
-			Description: "Download mentions matching the list_mentions filters as CSV (RFC 4180, newest first, streamed; cells that a spreadsheet would run as formulas are prefixed with an apostrophe)."},
+			Description: "Download mentions matching the list_mentions filters as CSV (RFC 4180, in list_mentions' sort order, newest first by default, streamed; cells that a spreadsheet would run as formulas are prefixed with an apostrophe)."},
 			s.exportMentions),
 		Define(Capability{Name: "get_share_of_voice", Title: "Share of voice", Group: "mention", Method: "GET", Path: "/api/v1/share-of-voice",
 			Scope: MentionsRead, Idempotent: true,
@@ -136,14 +149,14 @@ func (s *Service) mentionCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}
+	}, append(s.wallCaps(), s.statsCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.
 func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
 	f := store.MentionFilter{ProjectID: p.ProjectID, MonitorID: q.MonitorID, Source: q.Source, Category: q.Category, Sentiment: q.Sentiment,
 		Status: q.Status, MinUrgency: q.MinUrgency, MaxUrgency: q.MaxUrgency, AuthorHandle: strings.TrimPrefix(q.AuthorHandle, "@"),
-		Search: q.Search, IsRelevant: q.IsRelevant}
+		Search: q.Search, IsRelevant: q.IsRelevant, Own: q.Own, PublicVisibility: q.PublicVisibility}
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
 	}
@@ -171,6 +184,12 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 	if q.CollectedSince != "" {
 		t, _ := ParseTimeParam(q.CollectedSince)
 		f.CollectedSince = &t
+	}
+	if q.Sort == "urgency" {
+		if f.CollectedSince != nil {
+			return f, Invalid("sort", "sort=urgency cannot be combined with collected_since, which reads in collection order")
+		}
+		f.ByUrgency = true
 	}
 	return f, nil
 }
@@ -210,8 +229,12 @@ func presetSince(preset string, now time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// cursorBinding ties a cursor to the project and every filter.
+// cursorBinding ties a cursor to the project, every filter and the order
+// (sort=newest is the default spelled out: the same binding).
 func cursorBinding(projectID string, q MentionQuery) string {
+	if q.Sort == "newest" {
+		q.Sort = ""
+	}
 	b, _ := json.Marshal(q)
 	return "mentions:" + projectID + ":" + string(b)
 }
@@ -229,7 +252,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -242,12 +265,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if len(items) > limit {
 		out.Items = items[:limit]
 		out.HasMore = true
-		last := out.Items[limit-1]
-		pos := store.Position{At: last.PublishedAt, ID: last.ID}
-		if f.CollectedSince != nil {
-			pos.At = last.CollectedAt
-		}
-		c := sealCursor(pos, binding)
+		c := s.sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
 	return out, nil
@@ -279,7 +297,8 @@ func (e *CSVExport) MarshalJSON() ([]byte, error) {
 }
 
 var csvHeader = []string{"id", "published_at", "collected_at", "source", "url", "author_handle", "text", "category", "sentiment",
-	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement"}
+	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement",
+	"own", "category_reason", "urgency_reason", "relevance_reason"}
 
 // Stream writes the header and every row, reading the store page by page so
 // memory stays flat whatever the row count.
@@ -303,7 +322,8 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 			}
 			eng, _ := json.Marshal(m.Engagement)
 			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
-				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng)}
+				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng),
+				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason}
 			for i := range rec {
 				rec[i] = SafeCell(rec[i])
 			}
@@ -319,11 +339,8 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 		if len(page) == 0 || e.Rows >= e.limit {
 			break
 		}
-		last := page[len(page)-1]
-		after = &store.Position{At: last.PublishedAt, ID: last.ID}
-		if e.filter.CollectedSince != nil {
-			after.At = last.CollectedAt
-		}
+		pos := store.PositionOf(page[len(page)-1], e.filter)
+		after = &pos
 	}
 	cw.Flush()
 	return cw.Error()

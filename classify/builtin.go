@@ -137,6 +137,8 @@ func (b *Builtin) classify(in Input) Result {
 		Reasons:        reasons,
 		CategoryReason: catReason,
 		UrgencyReason:  urg.Sentence,
+
+		RelevanceReason: rel.Reason,
 	}
 }
 

@@ -14,6 +14,10 @@ type Project struct {
 	Name        string
 	Website     string
 	Description string
+	// Terms are the keywords of all the project's monitors (its names,
+	// products, competitors) and its own @handles: one named next to an
+	// ambiguous keyword is evidence the post is about this market.
+	Terms []string
 }
 
 // CategoryInfo describes one category as a project configured it.

@@ -131,6 +131,7 @@ type projectContext struct {
 	enabled    map[string]bool
 	relVersion string
 	relevance  *classify.RelevanceModel
+	owner      classify.Owner // the project's own accounts and website
 }
 
 // projectContext returns the project's context, read again after
@@ -159,6 +160,9 @@ func (p *Pipeline) projectContext(ctx context.Context, projectID string) (*proje
 	next.project = classify.Project{Name: pr.Name, Description: pr.Description}
 	if pr.Website != nil {
 		next.project.Website = *pr.Website
+	}
+	if err := p.loadBrand(ctx, projectID, next); err != nil {
+		return nil, err
 	}
 	for _, c := range cats {
 		next.categories = append(next.categories, classify.CategoryInfo{Category: c.Category, Label: c.Label, Description: c.Description, Enabled: c.Enabled})
@@ -427,11 +431,18 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 	if enabled, ok := pc.enabled[res.Category]; res.Category == "" || (ok && !enabled) || (!ok && len(pc.enabled) > 0) {
 		res.Category = "other" // CONTRACT §6: a disabled (or unknown) category is filed as other
 	}
+	// The brand's own posts are kept but are not mentions to triage: not
+	// relevant, so no mention.created, no alert, not on the public page.
+	own, why := pc.owner.OwnPost(source, post.AuthorHandle, post.URL)
+	if own {
+		res.IsRelevant, res.RelevanceReason = false, why
+	}
 	return store.NewMention{
 		Source: source, ExternalID: post.ExternalID, URL: post.URL, AuthorHandle: post.AuthorHandle, Text: post.Text,
 		PublishedAt: post.PublishedAt, Engagement: post.Engagement, MonitorIDs: []string{m.ID},
 		IsRelevant: res.IsRelevant, Category: res.Category, Sentiment: res.Sentiment, Urgency: res.Urgency,
 		AISummary: res.Summary, Classifier: res.Classifier, CostUSD: res.CostUSD,
+		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason, RelevanceReason: res.RelevanceReason, Own: own,
 	}, nil
 }
 

@@ -28,6 +28,10 @@ type NewMention struct {
 	AISummary    string
 	Classifier   string
 	CostUSD      float64
+	// Own marks a post by the project's own account (see Mention.Own).
+	Own bool
+	// The classifier's one-sentence reasons (Mention.*Reason).
+	CategoryReason, UrgencyReason, RelevanceReason string
 }
 
 // IngestResult says what an ingest batch did.
@@ -208,8 +212,9 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		return res, err
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
-		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?)`)
+		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at,
+		own, category_reason, urgency_reason, relevance_reason)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?,?,?,?,?)`)
 	if err != nil {
 		return res, err
 	}
@@ -257,7 +262,8 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		m := &Mention{ID: uuid.Must(uuid.NewV7()).String(), ProjectID: projectID, MonitorIDs: mergeIDs(nil, nm.MonitorIDs), Source: nm.Source, ExternalID: nm.ExternalID,
 			URL: nm.URL, AuthorHandle: nm.AuthorHandle, Text: nm.Text, PublishedAt: FormatTime(nm.PublishedAt), CollectedAt: ts,
 			Engagement: nm.Engagement, IsRelevant: nm.IsRelevant, Category: nm.Category, Sentiment: nm.Sentiment, Urgency: nm.Urgency,
-			AISummary: nm.AISummary, Status: "new", Classifier: nm.Classifier, UpdatedAt: ts}
+			AISummary: nm.AISummary, Status: "new", Classifier: nm.Classifier, UpdatedAt: ts,
+			Own: nm.Own, CategoryReason: nm.CategoryReason, UrgencyReason: nm.UrgencyReason, RelevanceReason: nm.RelevanceReason}
 		if m.Engagement == nil {
 			m.Engagement = map[string]int64{}
 		}
@@ -266,7 +272,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		}
 		r, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
 			m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
-			m.Classifier, nm.CostUSD, m.UpdatedAt)
+			m.Classifier, nm.CostUSD, m.UpdatedAt, boolInt(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason)
 		if err != nil {
 			return res, err
 		}

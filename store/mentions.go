@@ -29,7 +29,7 @@ type Mention struct {
 	PublishedAt  string           `json:"published_at"`
 	CollectedAt  string           `json:"collected_at"`
 	Engagement   map[string]int64 `json:"engagement"`
-	IsRelevant   bool             `json:"is_relevant"`
+	IsRelevant   bool             `json:"is_relevant" doc:"Really about the brand. False for name clashes and for the project's own posts; such mentions fire no mention.created and no alert."`
 	Category     string           `json:"category"`
 	Sentiment    string           `json:"sentiment"`
 	Urgency      int              `json:"urgency"`
@@ -37,16 +37,34 @@ type Mention struct {
 	Status       string           `json:"status"`
 	Classifier   string           `json:"classifier"`
 	UpdatedAt    string           `json:"updated_at"`
+
+	// Own: posted by one of the project's own accounts (a watched handle
+	// of an own-brand monitor) or on its website; stored with
+	// is_relevant=false, not a mention to triage.
+	Own bool `json:"own" doc:"Posted by the project's own account or on its own website: kept, but not a mention to triage (is_relevant is false)."`
+	// One short sentence each: why this category, urgency and relevance
+	// ("" when the classifier gave none, and for mentions stored before
+	// reasons were kept).
+	CategoryReason  string `json:"category_reason" doc:"Why the classifier chose this category, in one short sentence; empty when it gave none."`
+	UrgencyReason   string `json:"urgency_reason" doc:"Why the urgency is what it is, in one short sentence; empty when the classifier gave none."`
+	RelevanceReason string `json:"relevance_reason" doc:"Why the mention is (not) relevant or is an own post, in one short sentence; empty when the classifier gave none."`
+	// PublicVisibility is the editor's choice for the public page: auto
+	// (the wall's rule decides), featured or hidden (curation.go).
+	PublicVisibility string `json:"public_visibility"`
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
-	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at`
+	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at,
+	m.own, m.category_reason, m.urgency_reason, m.relevance_reason,
+	m.public_visibility`
 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var m Mention
 	var mids, eng string
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
-		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt)
+		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
+		&m.Own, &m.CategoryReason, &m.UrgencyReason, &m.RelevanceReason,
+		&m.PublicVisibility)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -91,35 +109,9 @@ func (s *Store) Mention(ctx context.Context, projectID, id string) (*Mention, er
 	return scanMention(s.r.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
 }
 
-// UpdateMentionStatus sets a mention's triage status and records a
-// mention.updated event in the same transaction. Setting the status it
-// already has changes nothing: no event (mention.updated means the status
-// changed, CONTRACT §8) and no new updated_at.
+// UpdateMentionStatus sets a mention's triage status (UpdateMention).
 func (s *Store) UpdateMentionStatus(ctx context.Context, projectID, id, status string) (*Mention, error) {
-	var out *Mention
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		m, err := scanMention(tx.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
-		if err != nil {
-			return err
-		}
-		if m.Status == status {
-			out = m
-			return nil
-		}
-		prev := m.Status
-		m.Status = status
-		m.UpdatedAt = now()
-		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET status = ?, updated_at = ? WHERE id = ?`, status, m.UpdatedAt, id); err != nil {
-			return err
-		}
-		ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
-		if err != nil {
-			return err
-		}
-		out = m
-		return insertEvent(ctx, tx, ev)
-	})
-	return out, err
+	return s.UpdateMention(ctx, projectID, id, MentionChange{Status: status})
 }
 
 // MentionFilter selects mentions (list_mentions, export, alerts' views).
@@ -135,6 +127,7 @@ type MentionFilter struct {
 	AuthorHandle string
 	Search       string
 	IsRelevant   *bool
+	Own          *bool // the project's own posts (true) or everything else (false)
 	// Not shown in the API: a status and a category to leave out.
 	NotStatus, NotCategory string
 	Since                  *time.Time // published_at >= Since
@@ -144,6 +137,14 @@ type MentionFilter struct {
 	// OwnBrand keeps mentions that at least one own-brand monitor matched
 	// (the public page; not shown in the API). See ownBrandLink.
 	OwnBrand bool
+	// PublicVisibility: auto, featured or hidden (curation.go).
+	PublicVisibility string
+	// WallAuto keeps what the public page's rule shows of auto mentions
+	// (wallAuto; not shown in the API).
+	WallAuto bool
+	// ByUrgency orders by urgency descending, then newest first (sort.go);
+	// ignored in sync mode.
+	ByUrgency bool
 }
 
 // ownBrandLink is false only for a mention that competitor monitors alone
@@ -168,6 +169,8 @@ const ownBrandLink = `(NOT EXISTS (SELECT 1 FROM mention_monitors l0 WHERE l0.me
 type Position struct {
 	At string `json:"t"`
 	ID string `json:"i"`
+	// Urgency is the third key when ordering by urgency (PositionOf).
+	Urgency int `json:"u,omitempty"`
 }
 
 // minTrigramSearch is the shortest search the trigram index can answer.
@@ -264,48 +267,11 @@ func ftsTrigrams(search string) string {
 	return b.String()
 }
 
-func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
-	var where []string
-	var args []any
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
-	}
-	sync := f.CollectedSince != nil
-	var from string
-	var fromArgs []any
-	orderCol := "m.published_at"
-	if sync {
-		orderCol = "m.collected_at"
-	}
+// conditions adds the filter's predicates on mentions m, whatever the rows
+// are read from (lists, counts).
+func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
-	}
-	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
-	// key instead of walking the project in date order; a walk names its
-	// date-ordered index, or SQLite may pick a value index (status, source,
-	// category and monitor ones are not in date order, migrations 070, 071)
-	// and sort every match.
-	switch {
-	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
-		// A rare search: the trigram index's matches plus rows the indexer
-		// has not reached.
-		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
-			CROSS JOIN mentions m ON m.rowid = cand.k`
-		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
-	case sync:
-		from = `mentions m INDEXED BY mentions_collected`
-	case f.AuthorHandle != "":
-		from = `mentions m INDEXED BY mentions_author`
-	case f.Status != "" && f.Status != "new":
-		from = `mentions m INDEXED BY mentions_triaged_feed`
-		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
-	default:
-		from = `mentions m INDEXED BY mentions_feed`
-		if c, ok := s.rareValue(ctx, f); ok {
-			from = `(` + c.rows + `) AS cand CROSS JOIN mentions m ON m.` + c.key + ` = cand.k`
-			fromArgs = append(fromArgs, c.args...)
-		}
 	}
 	add(`m.project_id = ?`, f.ProjectID)
 	if f.Source != "" {
@@ -332,6 +298,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.IsRelevant != nil {
 		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
 	}
+	if f.Own != nil {
+		add(`m.own = ?`, boolInt(*f.Own))
+	}
 	if f.NotStatus != "" {
 		add(`m.status <> ?`, f.NotStatus)
 	}
@@ -341,6 +310,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.OwnBrand {
 		add(ownBrandLink)
 	}
+	if f.PublicVisibility != "" {
+		add(`m.public_visibility = ?`, f.PublicVisibility)
+	}
+	if f.WallAuto {
+		add(wallAuto)
+	}
 	// since/until bound the publication date (in sync mode too).
 	if f.Since != nil {
 		add(`m.published_at >= ?`, FormatTime(*f.Since))
@@ -348,7 +323,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.Until != nil {
 		add(`m.published_at < ?`, FormatTime(*f.Until))
 	}
-	if sync {
+	if f.CollectedSince != nil {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
 	}
 	if f.Search != "" {
@@ -356,8 +331,60 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// The exact predicate: Unicode case-folded substring.
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
+}
+
+func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	sync := f.CollectedSince != nil
+	var from string
+	var fromArgs []any
+	orderCol := "m.published_at"
+	if sync {
+		orderCol = "m.collected_at"
+	}
+	byUrgency := f.ByUrgency && !sync
+	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
+	// key instead of walking the project in date order; a walk names its
+	// date-ordered index, or SQLite may pick a value index (status, source,
+	// category and monitor ones are not in date order, migrations 070, 071)
+	// and sort every match.
+	switch {
+	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+		// A rare search: the trigram index's matches plus rows the indexer
+		// has not reached.
+		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
+			CROSS JOIN mentions m ON m.rowid = cand.k`
+		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+	case sync:
+		from = `mentions m INDEXED BY mentions_collected`
+	case f.AuthorHandle != "":
+		from = `mentions m INDEXED BY mentions_author`
+	case f.PublicVisibility == "featured" || f.PublicVisibility == "hidden":
+		// Curated mentions are few and have their own date-ordered index.
+		from = `mentions m INDEXED BY mentions_curated`
+		add(`m.public_visibility <> 'auto'`) // the partial index's condition
+	case byUrgency:
+		from, fromArgs = s.urgencySource(ctx, f)
+	case f.Status != "" && f.Status != "new":
+		from = `mentions m INDEXED BY mentions_triaged_feed`
+		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
+	default:
+		from = `mentions m INDEXED BY mentions_feed`
+		if c, ok := s.rareValue(ctx, f); ok {
+			from = `(` + c.rows + `) AS cand CROSS JOIN mentions m ON m.` + c.key + ` = cand.k`
+			fromArgs = append(fromArgs, c.args...)
+		}
+	}
+	f.conditions(add)
 	if after != nil {
-		if sync {
+		if byUrgency {
+			add(`(m.urgency, m.published_at, m.id) < (?, ?, ?)`, after.Urgency, after.At, after.ID)
+		} else if sync {
 			add(`(`+orderCol+`, m.id) > (?, ?)`, after.At, after.ID)
 		} else {
 			add(`(`+orderCol+`, m.id) < (?, ?)`, after.At, after.ID)
@@ -367,8 +394,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if sync {
 		dir = "ASC"
 	}
+	order := orderCol + ` ` + dir + `, m.id ` + dir
+	if byUrgency {
+		order = `m.urgency DESC, ` + order
+	}
 	q := `SELECT ` + mentionCols + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY ` + orderCol + ` ` + dir + `, m.id ` + dir + ` LIMIT ?`
+		` ORDER BY ` + order + ` LIMIT ?`
 	args = append(append(fromArgs, args...), limit)
 	return q, args, nil
 }
@@ -450,6 +481,7 @@ type valueRows struct {
 	rows, key string
 	args      []any
 	cap       int
+	count     int // how many mentions hold it, once rareValue picked it
 }
 
 // rareValue picks, among the filter's monitor, status (new; triaged ones
@@ -459,7 +491,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 	var cands []valueRows
 	if f.MonitorID != "" {
 		cands = append(cands, valueRows{`SELECT mention_id AS k FROM mention_monitors INDEXED BY mention_monitors_by_monitor WHERE monitor_id = ?`,
-			"id", []any{f.MonitorID}, rareFacetCap})
+			"id", []any{f.MonitorID}, rareFacetCap, 0})
 	}
 	for _, c := range []struct{ col, value string }{{"status", f.Status}, {"category", f.Category}, {"source", f.Source}} {
 		if c.value != "" {
@@ -468,7 +500,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 				limit *= 4
 			}
 			cands = append(cands, valueRows{`SELECT rowid AS k FROM mentions INDEXED BY mentions_by_` + c.col + ` WHERE project_id = ? AND ` + c.col + ` = ?`,
-				"rowid", []any{f.ProjectID, c.value}, limit})
+				"rowid", []any{f.ProjectID, c.value}, limit, 0})
 		}
 	}
 	var best valueRows
@@ -481,6 +513,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 		var n int
 		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?)`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
 			best, fewest = c, n
+			best.count = n
 		}
 	}
 	return best, best.rows != ""
@@ -550,24 +583,4 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// PublicMentions lists a public page's mentions of the last 90 days:
-// relevant ones not ignored, except posts only competitor monitors
-// collected (not the brand's to publish),
-// testimonials first, each part newest first. Two bounded reads instead of
-// sorting the whole window by category: the page is public, and a window
-// can hold a million mentions; the own-brand test is a residual filter on
-// those walks.
-func (s *Store) PublicMentions(ctx context.Context, projectID string, limit int) ([]*Mention, error) {
-	yes := true
-	since := time.Now().AddDate(0, 0, -90)
-	f := MentionFilter{ProjectID: projectID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true}
-	out, err := s.ListMentions(ctx, f, nil, limit)
-	if err != nil || len(out) == limit {
-		return out, err
-	}
-	f.Category, f.NotCategory = "", "testimonial"
-	rest, err := s.ListMentions(ctx, f, nil, limit-len(out))
-	return append(out, rest...), err
 }

@@ -55,8 +55,11 @@ func TestMentionQueryPlans(t *testing.T) {
 		"collected since": {CollectedSince: &since},
 		"monitor+status":  {MonitorID: "00000000-0000-4000-8000-000000000000", Status: "new"},
 		// The public page's two reads (PublicMentions).
-		"public testimonials": {IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true},
-		"public rest":         {IsRelevant: &yes, Since: &since, NotStatus: "ignored", NotCategory: "testimonial", OwnBrand: true},
+		"public testimonials": {IsRelevant: &yes, Since: &since, NotStatus: "ignored", Category: "testimonial", OwnBrand: true, WallAuto: true},
+		"public rest":         {IsRelevant: &yes, Since: &since, NotStatus: "ignored", NotCategory: "testimonial", OwnBrand: true, WallAuto: true},
+		"public featured":     {PublicVisibility: "featured"},
+		"hidden+status":       {PublicVisibility: "hidden", Status: "done"},
+		"visibility auto":     {PublicVisibility: "auto"},
 	}
 	for name, f := range cases {
 		f.ProjectID = p.ID

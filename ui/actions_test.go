@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"earshot/capability"
 	"earshot/store"
 )
 
@@ -46,16 +47,16 @@ func TestMonitorFormFlow(t *testing.T) {
 	// Validation error rendered inline next to the field Error.Param names,
 	// with the typed values kept.
 	st, body, _ := c.post("/a/create_monitor", url.Values{"name": {strings.Repeat("n", 81)}, "keywords": {"acme\nacme.example"}, "_back": {"/monitors/new"}}, true)
-	if st != 400 {
+	if st != formFailed {
 		t.Fatalf("long name: %d", st)
 	}
-	must(t, body, "name must be at most 80 characters", "acme.example", `class="field-error"`)
+	must(t, body, "Name can be at most 80 characters long.", "acme.example", `class="field-error"`)
 	st, body, _ = c.post("/a/create_monitor", url.Values{"name": {"Brand"}, "keywords": {"acme"}, "backfill_hours": {"5"}, "_back": {"/monitors/new"}}, true)
-	if st != 400 || !strings.Contains(body, "backfill_hours must be one of") {
+	if st != formFailed || !strings.Contains(body, "Backfill: choose one of") {
 		t.Fatalf("bad backfill: %d", st)
 	}
 	st, body, _ = c.post("/a/create_monitor", url.Values{"name": {"Brand"}, "_back": {"/monitors/new"}}, true)
-	if st != 400 || !strings.Contains(body, "keywords") {
+	if st != formFailed || !strings.Contains(body, "keywords") {
 		t.Fatalf("nothing to watch: %d", st)
 	}
 	st, _, h := c.post("/a/create_monitor", url.Values{"name": {"Brand"}, "keywords": {"acme, acme.example"}, "exclude_keywords": {"jobs"},
@@ -150,17 +151,29 @@ func TestSecretsShownOnce(t *testing.T) {
 	}
 	// Bad webhook URL: inline error.
 	st, body, _ = c.post("/a/create_webhook", url.Values{"url": {"ftp://x"}, "_back": {"/webhooks"}}, true)
-	if st != 400 || !strings.Contains(body, `class="field-error"`) {
+	if st != formFailed || !strings.Contains(body, `class="field-error"`) {
 		t.Errorf("bad webhook url %d", st)
 	}
-	// Invite: temporary password shown once; role change and removal.
+	// Invite: the one-time link shown once; the invitee chooses a password
+	// and accepts; then role change and removal.
 	st, body, _ = c.post("/a/invite_member", url.Values{"email": {"ed@example.com"}, "role": {"editor"}, "_back": {"/members"}}, true)
-	if st != 200 || !strings.Contains(body, "temporary password") {
+	if st != 200 || !strings.Contains(body, "one-time link") {
 		t.Fatalf("invite %d", st)
 	}
-	pw := regexpFind(body, `shown only once:</p><code>([^<]+)</code>`)
-	if _, err := e.svc.Login(context.Background(), "ed@example.com", pw); err != nil {
-		t.Fatalf("temporary password does not log in: %v", err)
+	link := regexpFind(body, `shown only once[^<]*</p><code id="new-secret">([^<]+)</code>`)
+	token := link[strings.LastIndex(link, "/")+1:]
+	if err := e.svc.SignUpWithInvitation(context.Background(), token, "ed-password-1", "Ed"); err != nil {
+		t.Fatalf("sign-up with the link: %v", err)
+	}
+	login, err := e.svc.Login(context.Background(), "ed@example.com", "ed-password-1", "")
+	if err != nil {
+		t.Fatalf("the chosen password does not log in: %v", err)
+	}
+	sess, _ := e.st.SessionByToken(context.Background(), login.Token)
+	ed := &capability.Principal{Kind: capability.KindSession, UserID: sess.UserID, SessionID: sess.ID}
+	acc, _ := e.svc.Capability("accept_invitation")
+	if o := e.svc.Execute(context.Background(), acc, ed, &capability.AcceptInvitationIn{Token: token}, ""); o.Err != nil {
+		t.Fatalf("accept: %v", o.Err)
 	}
 	u, _ := e.st.UserByEmail(context.Background(), "ed@example.com")
 	c.post("/a/update_project_member", url.Values{"id": {u.ID}, "role": {"viewer"}, "_back": {"/members"}}, true)
@@ -199,7 +212,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 	_, body, _ = c.get("/alerts")
 	must(t, body, `<option value="negative" selected>`, `value="outage"`)
 	st, body, _ = c.post("/a/create_alert", url.Values{"name": {"Bad"}, "channel": {"email"}, "target": {"nope"}, "_back": {"/alerts"}}, true)
-	if st != 400 || !strings.Contains(body, "target must be an email address") {
+	if st != formFailed || !strings.Contains(body, "Target must be an email address") {
 		t.Errorf("bad alert %d", st)
 	}
 	// Keyword groups and the share-of-voice chart.
@@ -213,7 +226,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ = c.get("/groups")
-	must(t, body, "Acme", "Globex", "own brand", "<svg", "<title id=\"svg-t\">", "<desc id=\"svg-d\">")
+	must(t, body, "Acme", "Globex", "own brand", "<svg", "<title id=\"sov-w-t\">", "<desc id=\"sov-n-d\">")
 	// Categories: relabel, disable, enable.
 	c.post("/a/update_category", url.Values{"id": {"complaint"}, "label": {"Gripes"}, "description": {"Unhappy posts"}, "_back": {"/categories"}}, true)
 	c.post("/a/delete_category", url.Values{"id": {"complaint"}, "_back": {"/categories"}}, true)
@@ -227,7 +240,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 	// Project settings; delete needs the typed name.
 	c.post("/a/update_project", url.Values{"id": {e.proj.ID}, "name": {"Acme"}, "website": {""}, "description": {"Widgets"}, "_back": {"/settings"}}, true)
 	st, body, _ = c.post("/a/delete_project", url.Values{"id": {e.proj.ID}, "confirm_deletion": {"true"}, "confirmation_name": {"acme"}, "_back": {"/settings"}}, true)
-	if st != 400 || !strings.Contains(body, "confirmation_name must equal") {
+	if st != formFailed || !strings.Contains(body, "must equal") {
 		t.Fatalf("delete with wrong name: %d", st)
 	}
 	st, _, _ = c.post("/a/delete_project", url.Values{"id": {e.proj.ID}, "confirm_deletion": {"true"}, "confirmation_name": {"Acme"}, "_back": {"/settings"}}, true)
@@ -238,7 +251,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 	must(t, body, "archived", "Widgets")
 	// Writes to an archived project show the capability's 409.
 	st, body, _ = c.post("/a/create_keyword_group", url.Values{"name": {"Late"}, "_back": {"/groups"}}, true)
-	if st != http.StatusConflict || !strings.Contains(body, "archived") {
+	if st != formFailed || !strings.Contains(body, "archived") {
 		t.Errorf("write to archived: %d", st)
 	}
 	_, body, _ = c.get("/usage")

@@ -23,17 +23,18 @@ func TestBlankNamesRefused(t *testing.T) {
 		name, path string
 		form       url.Values
 		field      string
+		label      string // the control's label, which the message names
 	}{
-		{"monitor", "/a/update_monitor", url.Values{"id": {m.ID}, "name": {""}, "keywords": {"acme"}, "scan_interval_minutes": {"60"}, "_back": {"/monitors/" + m.ID}}, "name"},
-		{"project", "/a/update_project", url.Values{"id": {e.proj.ID}, "name": {""}, "website": {""}, "description": {"Changed"}, "_back": {"/settings"}}, "name"},
-		{"category", "/a/update_category", url.Values{"id": {"complaint"}, "label": {""}, "description": {"Changed"}, "_form": {"update_category:complaint"}, "_back": {"/categories"}}, "label"},
+		{"monitor", "/a/update_monitor", url.Values{"id": {m.ID}, "name": {""}, "keywords": {"acme"}, "scan_interval_minutes": {"60"}, "_back": {"/monitors/" + m.ID}}, "name", "Name"},
+		{"project", "/a/update_project", url.Values{"id": {e.proj.ID}, "name": {""}, "website": {""}, "description": {"Changed"}, "_back": {"/settings"}}, "name", "Name"},
+		{"category", "/a/update_category", url.Values{"id": {"complaint"}, "label": {""}, "description": {"Changed"}, "_form": {"update_category:complaint"}, "_back": {"/categories"}}, "label", "Label"},
 	} {
 		st, body, _ := c.post(tc.path, tc.form, true)
-		if st != http.StatusBadRequest {
+		if st != formFailed {
 			t.Errorf("%s: blank %s answered %d", tc.name, tc.field, st)
 			continue
 		}
-		if !strings.Contains(body, `class="field-error"`) || !strings.Contains(body, tc.field+" must") {
+		if !strings.Contains(body, `class="field-error"`) || !strings.Contains(body, tc.label+" is required.") {
 			t.Errorf("%s: no field error for %s", tc.name, tc.field)
 		}
 		if strings.Contains(body, "saved.") || strings.Contains(body, "done.") {
@@ -82,7 +83,7 @@ func TestFailedEditFormsReopen(t *testing.T) {
 
 	// Blank name and a bad target: the name's error, both typed values kept.
 	st, body, _ := c.post("/a/update_alert", url.Values{"_form": {k}, "id": {a.ID}, "name": {""}, "channel": {"email"}, "target": {"bad"}, "min_urgency": {"55"}, "digest": {"instant"}, "_back": {"/alerts"}}, true)
-	if st != http.StatusBadRequest {
+	if st != formFailed {
 		t.Fatalf("bad alert edit: %d", st)
 	}
 	if n := strings.Count(body, "<details open>"); n != 1 {
@@ -103,7 +104,7 @@ func TestFailedEditFormsReopen(t *testing.T) {
 	whs, _ := e.st.ListWebhooks(ctx, e.proj.ID)
 	wh := whs[0]
 	st, body, _ = c.post("/a/update_webhook", url.Values{"_form": {"update_webhook:" + wh.ID}, "id": {wh.ID}, "url": {"ftp://typed.example/hook"}, "events": {"mention.updated"}, "_back": {"/webhooks"}}, true)
-	if st != http.StatusBadRequest {
+	if st != formFailed {
 		t.Fatalf("bad webhook edit: %d", st)
 	}
 	must(t, body, `<details class="edit" open>`, `value="ftp://typed.example/hook"`, `id="wh-url-`+wh.ID+`-err"`, `aria-describedby="wh-url-`+wh.ID+`-err"`)
@@ -116,7 +117,7 @@ func TestFailedEditFormsReopen(t *testing.T) {
 	// A category label over 80 characters: the typed label stays.
 	long := strings.Repeat("L", 81)
 	st, body, _ = c.post("/a/update_category", url.Values{"_form": {"update_category:complaint"}, "id": {"complaint"}, "label": {long}, "description": {"typed"}, "_back": {"/categories"}}, true)
-	if st != http.StatusBadRequest {
+	if st != formFailed {
 		t.Fatalf("long label: %d", st)
 	}
 	must(t, body, `value="`+long+`"`, `id="c-l-complaint-err"`, `aria-describedby="c-l-complaint-err"`, ">typed</textarea>")
@@ -140,12 +141,12 @@ func TestKeywordGroupRowEdit(t *testing.T) {
 	gs, _ := e.st.ListKeywordGroups(context.Background(), e.proj.ID)
 	g := gs[0]
 	_, body, _ := c.get("/groups")
-	must(t, body, `<form id="g-f-`+g.ID+`"`, `name="name" form="g-f-`+g.ID+`"`, `type="checkbox" name="is_own" value="true" form="g-f-`+g.ID+`"`, "<tfoot>")
+	must(t, body, `<form id="g-f-`+g.ID+`"`, `name="name" form="g-f-`+g.ID+`"`, `type="checkbox" name="is_own" value="true" form="g-f-`+g.ID+`"`, `class="share-bars"`, "0 relevant mentions in total")
 	if st, _, _ := c.post("/a/update_keyword_group", url.Values{"_form": {"update_keyword_group:" + g.ID}, "id": {g.ID}, "name": {"Acme Inc"}, "is_own": {"false", "true"}, "_back": {"/groups"}}, true); st != http.StatusSeeOther {
 		t.Fatalf("rename: %d", st)
 	}
 	st, body, _ := c.post("/a/update_keyword_group", url.Values{"_form": {"update_keyword_group:" + g.ID}, "id": {g.ID}, "name": {""}, "is_own": {"false"}, "_back": {"/groups"}}, true)
-	if st != http.StatusBadRequest {
+	if st != formFailed {
 		t.Fatalf("blank group name: %d", st)
 	}
 	must(t, body, `id="g-n-`+g.ID+`-err"`, `aria-describedby="g-n-`+g.ID+`-err"`, `form="g-f-`+g.ID+`" maxlength="80" value=""`)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,24 +20,31 @@ import (
 // filterKeys are the list_mentions query parameters the inbox reflects in
 // its URL (cursor is the JavaScript's business).
 var filterKeys = []string{"search", "status", "category", "sentiment", "source", "monitor_id", "min_urgency", "max_urgency",
-	"author_handle", "is_relevant", "date_preset", "since", "until", "collected_since", "limit"}
+	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until", "collected_since", "limit", "sort"}
 
 // viewKeys are the filters a saved view can hold.
 var viewKeys = []string{"monitor_id", "source", "category", "sentiment", "status", "min_urgency", "max_urgency", "author_handle", "search", "date_preset", "since", "until"}
 
 type inboxData struct {
-	Q        url.Values
-	QS       string // the filter query string, for the JavaScript's endpoints
-	Filtered bool
-	Rows     rowsData
-	Next     string
-	HasMore  bool
-	QueryErr *capability.Error
-	Views    []viewLink
-	Monitors []*store.Monitor
-	PollFrom string
-	Options  map[string][]string
-	Elapsed  time.Duration
+	Q         url.Values
+	QS        string // the filter query string, for the JavaScript's endpoints
+	Filtered  bool
+	Active    int  // how many filters are set
+	OpenPanel bool // the filter panel starts open: filters no view names, or an error in them
+	Rows      rowsData
+	Next      string
+	HasMore   bool
+	QueryErr  *capability.Error
+	QueryErrs []*capability.Error // every filter's error, QueryErr's first
+	Builtin   []viewLink          // All, New, Urgent
+	Sort      string              // "" (newest first) or "urgency"
+	SortLinks []viewLink          // the same filters newest first and most urgent first
+	Views     []viewLink
+	Overview  *overview // nil when the statistics are not available
+	Monitors  []*store.Monitor
+	PollFrom  string
+	Options   map[string][]string
+	Elapsed   time.Duration
 }
 
 type viewLink struct {
@@ -44,21 +52,78 @@ type viewLink struct {
 	Current        bool
 }
 
+// ErrFor is the message of the filter error naming param.
+func (d *inboxData) ErrFor(param string) string {
+	for _, e := range d.QueryErrs {
+		if e.Param == param {
+			return e.Message
+		}
+	}
+	return ""
+}
+
+// Export is the CSV download of the current filters.
+func (d *inboxData) Export() string {
+	q := url.Values{}
+	for k, v := range d.Q {
+		if k != "limit" {
+			q[k] = v
+		}
+	}
+	if len(q) == 0 {
+		return "/export.csv"
+	}
+	return "/export.csv?" + q.Encode()
+}
+
+// builtinViews are the inbox's own views, before the saved ones.
+var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new"}, {Name: "Urgent", Href: "/?min_urgency=70&status=new"}}
+
 type rowsData struct {
 	Items    []*store.Mention
 	CanWrite bool
 	CSRF     string
 	Back     string
 	Labels   map[string]string
-	Single   bool // the one-mention page: no selection box (no bulk actions there)
+	Single   bool                // the one-mention page: no selection box (no bulk actions there)
+	Search   string              // the inbox's search term, marked in the text
+	Keywords map[string][]string // monitor id → keywords, marked in the text
+	Compact  bool                // dense rows: one line of text, actions on the current row
+	Wall     bool                // the public page's preview: no selection box
+}
+
+const densityCookie = "earshot_density"
+
+// compact reports the density the user chose (compact unless they chose
+// comfortable rows).
+func compact(r *http.Request) bool {
+	c, err := r.Cookie(densityCookie)
+	return err != nil || c.Value != "comfortable"
+}
+
+// monitorKeywords maps each monitor to its keywords, for highlighting.
+func (u *UI) monitorKeywords(ms []*store.Monitor) map[string][]string {
+	out := make(map[string][]string, len(ms))
+	for _, m := range ms {
+		out[m.ID] = m.Keywords
+	}
+	return out
+}
+
+func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*store.Monitor {
+	if o := u.exec(r.Context(), p, "list_monitors", &capability.Empty{}); o.Err == nil {
+		return o.Data.(*capability.MonitorsOut).Monitors
+	}
+	return nil
 }
 
 var filterOptions = map[string][]string{
-	"status":      {"new", "reviewed", "done", "ignored"},
-	"category":    {"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"},
-	"sentiment":   {"positive", "neutral", "negative"},
-	"source":      capability.SourceValues,
-	"date_preset": {"today", "last_24_hours", "last_7_days", "last_30_days", "last_90_days", "month_to_date", "all_time"},
+	"status":            {"new", "reviewed", "done", "ignored"},
+	"category":          {"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"},
+	"sentiment":         {"positive", "neutral", "negative"},
+	"source":            capability.SourceValues,
+	"public_visibility": {"featured", "hidden", "auto"},
+	"date_preset":       {"today", "last_24_hours", "last_7_days", "last_30_days", "last_90_days", "month_to_date", "all_time"},
 }
 
 // filterQuery keeps the known filter parameters of q.
@@ -78,14 +143,39 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	pg.Title, pg.Nav = "Inbox", "inbox"
 	rq := r.URL.Query()
 	q := filterQuery(rq)
-	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(q) > 0, Options: filterOptions, PollFrom: store.FormatTime(u.now())}
-	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P)}
+	// The order is not a filter: views match, and the panel counts,
+	// the filters without it; every view link keeps the chosen order.
+	fq := filterQuery(rq)
+	fq.Del("sort")
+	fqs := fq.Encode()
+	sortSuffix := ""
+	if q.Get("sort") == "urgency" {
+		sortSuffix = "sort=urgency"
+	} else {
+		q.Del("sort") // newest is the default: one URL per view
+	}
+	withSort := func(href string) string {
+		if sortSuffix == "" {
+			return href
+		}
+		return withSort2(href, sortSuffix)
+	}
+	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: store.FormatTime(u.now()), Sort: q.Get("sort")}
+	base := "/"
+	if fqs != "" {
+		base = "/?" + fqs
+	}
+	d.SortLinks = []viewLink{{Name: "Newest", Href: base, Current: d.Sort == ""}, {Name: "Most urgent", Href: withSort2(base, "sort=urgency"), Current: d.Sort == "urgency"}}
+	d.Monitors = u.listMonitors(r, pg.P)
+	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r)}
 	lq := filterQuery(rq)
 	if c := rq.Get("cursor"); c != "" { // the no-JavaScript "Load more" link
 		lq.Set("cursor", c)
 	}
 	if o := u.run(ctx, pg.P, "list_mentions", lq, true); o.Err != nil {
-		d.QueryErr = o.Err
+		d.QueryErrs = u.allErrors("list_mentions", lq, true, o.Err)
+		d.QueryErr = d.QueryErrs[0]
 		if o.Err.Status != http.StatusBadRequest {
 			pg.Status = o.Err.Status
 		}
@@ -96,18 +186,41 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			d.Next = *out.NextCursor
 		}
 	}
+	// A view's link is current when the filters are exactly the view's;
+	// the filter panel opens only for filters no view names (or an error).
+	d.OpenPanel = d.Filtered
+	for _, v := range builtinViews {
+		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
+		if v.Current {
+			d.OpenPanel = false
+		}
+		v.Href = withSort(v.Href)
+		d.Builtin = append(d.Builtin, v)
+	}
 	if o := u.exec(ctx, pg.P, "list_views", &capability.Empty{}); o.Err == nil {
 		for _, v := range o.Data.(*capability.ViewsOut).Views {
 			vq := viewQuery(v.Filters)
-			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: "/?" + vq.Encode(), Current: vq.Encode() == d.QS && len(q) > 0})
+			cur := vq.Encode() == fqs && len(fq) > 0
+			if cur {
+				d.OpenPanel = false
+			}
+			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur})
 		}
 	}
-	if o := u.exec(ctx, pg.P, "list_monitors", &capability.Empty{}); o.Err == nil {
-		d.Monitors = o.Data.(*capability.MonitorsOut).Monitors
+	if d.QueryErr != nil {
+		d.OpenPanel = true
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d
 	u.render(w, pg, "inbox")
+}
+
+// withSort2 appends a query parameter to an inbox link.
+func withSort2(href, param string) string {
+	if href == "/" {
+		return "/?" + param
+	}
+	return href + "&" + param
 }
 
 // viewQuery turns saved-view filters into inbox query parameters.
@@ -189,8 +302,13 @@ func (u *UI) authedAPI(h apiHandler) httprouter.Handle {
 // A row changed on the one-mention page (back is its path) stays as there.
 func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
 	back := localPath(r.URL.Query().Get("back"), "/")
+	search := r.URL.Query().Get("search")
+	if bu, err := url.Parse(back); err == nil && search == "" {
+		search = bu.Query().Get("search")
+	}
 	return rowsData{CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
-		Back: back, Labels: u.categoryLabels(r, s.p), Single: strings.HasPrefix(back, "/mentions/")}
+		Back: back, Labels: u.categoryLabels(r, s.p), Single: strings.HasPrefix(back, "/mentions/"),
+		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r)}
 }
 
 func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
@@ -262,13 +380,20 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 	if len(ids) > 500 {
 		return nil, capability.Invalid("id", "at most 500 mentions at once")
 	}
-	status := r.FormValue("status")
+	status, vis := r.FormValue("status"), r.FormValue("public_visibility")
 	rows := map[string]string{}
 	var errs []map[string]string
 	var lastErr *capability.Error
 	var rd *rowsData // built at the first changed row
 	for _, id := range ids {
-		o := u.run(r.Context(), s.p, "update_mention_status", url.Values{"id": {id}, "status": {status}}, false)
+		in := url.Values{"id": {id}}
+		if status != "" {
+			in.Set("status", status)
+		}
+		if vis != "" {
+			in.Set("public_visibility", vis)
+		}
+		o := u.run(r.Context(), s.p, "update_mention_status", in, false)
 		if o.Err != nil {
 			lastErr = o.Err
 			errs = append(errs, map[string]string{"id": id, "message": o.Err.Message})
@@ -287,12 +412,22 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 	if len(rows) == 0 && lastErr != nil {
 		return nil, lastErr
 	}
-	return map[string]any{"rows": rows, "errors": errs, "status": status}, nil
+	return map[string]any{"rows": rows, "errors": errs, "status": status, "public_visibility": vis}, nil
+}
+
+// mentionData is the one-mention page.
+type mentionData struct {
+	Rows     rowsData
+	M        *store.Mention
+	Monitors []*store.Monitor // the monitors that matched it (still existing)
+	Others   []*store.Mention // other mentions by the same author, newest first
+	Label    string           // its category's label
 }
 
 // mention shows one mention with its triage controls: the target of the
-// links in alert emails and Slack messages ({base}/mentions/{id}). It has
-// its own heading and a way back, not the inbox's filters.
+// links in alert emails and Slack messages ({base}/mentions/{id}) and of
+// Enter in the inbox. It shows the whole post, its classification and
+// engagement, and the author's other mentions.
 func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
 	pg.Title, pg.Nav = "Mention", "inbox"
 	o := u.exec(r.Context(), pg.P, "get_mention", &capability.IDPath{ID: ps.ByName("id")})
@@ -304,7 +439,79 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 		u.failPage(w, pg, o.Err)
 		return
 	}
-	pg.Data = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Items: []*store.Mention{o.Data.(*store.Mention)}, Single: true}
+	m := o.Data.(*store.Mention)
+	ms := u.listMonitors(r, pg.P)
+	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+		Items: []*store.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
+	d.Label = d.Rows.Labels[m.Category]
+	if d.Label == "" {
+		d.Label = label(m.Category)
+	}
+	for _, mon := range ms {
+		if slices.Contains(m.MonitorIDs, mon.ID) || (m.MonitorID != nil && *m.MonitorID == mon.ID) {
+			d.Monitors = append(d.Monitors, mon)
+		}
+	}
+	if strings.TrimSpace(m.AuthorHandle) != "" {
+		if lo := u.run(r.Context(), pg.P, "list_mentions", url.Values{"author_handle": {m.AuthorHandle}, "limit": {"11"}}, true); lo.Err == nil {
+			for _, x := range lo.Data.(*capability.ListMentionsOut).Items {
+				if x.ID != m.ID && x.Source == m.Source && len(d.Others) < 10 {
+					d.Others = append(d.Others, x)
+				}
+			}
+		}
+	}
+	pg.Title = "Mention by " + byline(m.AuthorHandle, m.Source)
+	pg.Data = d
 	u.render(w, pg, "mention")
+}
+
+// setDensity keeps the inbox's row density in a cookie (a form, so it works
+// without JavaScript) and returns to the page it came from.
+func (u *UI) setDensity(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		u.toLogin(w, r)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
+		u.forbidden(w, err)
+		return
+	}
+	d := "compact"
+	if r.PostFormValue("density") == "comfortable" {
+		d = "comfortable"
+	}
+	u.setCookie(w, densityCookie, d, 365*24*3600)
+	http.Redirect(w, r, localPath(r.PostFormValue("_back"), "/"), http.StatusSeeOther)
+}
+
+// exportCSV is the inbox's "Export CSV": export_mentions with the current
+// filters, for the session, streamed as a download.
+func (u *UI) exportCSV(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s, err := u.loadSession(r)
+	if err != nil {
+		u.toLogin(w, r)
+		return
+	}
+	if s.cur == nil {
+		http.Redirect(w, r, "/projects/new", http.StatusSeeOther)
+		return
+	}
+	q := filterQuery(r.URL.Query())
+	q.Del("limit")
+	o := u.run(r.Context(), s.p, "export_mentions", q, true)
+	if o.Err != nil {
+		u.renderBare(w, o.Err.Status, "error", map[string]any{"Title": "Export refused", "Message": plainErr(o.Err).Message})
+		return
+	}
+	exp := o.Data.(*capability.CSVExport)
+	w.Header().Set("Content-Type", exp.ContentType())
+	w.Header().Set("Content-Disposition", `attachment; filename="`+exp.Filename()+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if err := exp.Stream(r.Context(), w); err != nil {
+		u.log.Error("ui export", "err", err)
+	}
 }

@@ -186,9 +186,15 @@ func TestInboxFiltersValidation(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("bad filter %d", st)
 	}
-	must(t, body, `class="field-error"`, "min_urgency must be at most 100")
+	must(t, body, `class="field-error"`, "Minimum urgency must be 100 or less.")
+	// Every filter's error at once, each next to its control.
+	_, body, _ = c.get("/?min_urgency=500&since=garbage&status=nope")
+	must(t, body, "Minimum urgency must be 100 or less.", "Published since must be a date like", "Status: choose one of New, Reviewed, Done, Ignored.", `id="f-since"`)
+	if n := strings.Count(body, `class="field-error"`); n != 3 {
+		t.Errorf("%d field errors, want 3", n)
+	}
 	_, body, _ = c.get("/?search=number+2")
-	if !strings.Contains(body, "Acme post seed number 2") || strings.Contains(body, "Acme post seed number 1<") {
+	if !strings.Contains(body, "Acme post seed <mark>number 2</mark>") || strings.Contains(body, "Acme post seed number 1<") {
 		t.Error("search filter not applied")
 	}
 }
@@ -420,7 +426,7 @@ func TestMentionPageFromAlertLink(t *testing.T) {
 		t.Fatalf("mention page: %d", st)
 	}
 	// Its own heading and a way back; not the inbox's heading, filters or views.
-	must(t, body, "<h1>Mention</h1>", `<a href="/">← Inbox</a>`, `class="btn-small st-btn"`)
+	must(t, body, "<h1>Reddit post by @user0</h1>", `← Inbox</a>`, `class="btn-small st-btn"`, "Classification", "More from @user0")
 	for _, inbox := range []string{"<h1>Inbox</h1>", `class="filters"`, "All mentions", `id="f-search"`, `class="sel"`} {
 		if strings.Contains(body, inbox) {
 			t.Errorf("mention page shows the inbox's %q", inbox)

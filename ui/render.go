@@ -80,7 +80,8 @@ var funcs = template.FuncMap{
 		}
 		return out
 	},
-	"stAction": func(s string) string { return statusActions[s] },
+	"stAction":  func(s string) string { return statusActions[s] },
+	"visAction": func(s string) string { return visActions[s] },
 	"backfill": func(h int) string {
 		if h < 48 {
 			return fmt.Sprintf("%d hours", h)
@@ -99,8 +100,9 @@ var funcs = template.FuncMap{
 		sort.Strings(parts)
 		return strings.Join(parts, ", ")
 	},
-	"filterVal": func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
-	"dict":      dict,
+	"filterVal":  func(raw json.RawMessage, key string) string { return viewQuery(raw).Get(key) },
+	"dict":       dict,
+	"engagement": engagement,
 	"host": func(s string) string {
 		if u, err := url.Parse(s); err == nil && u.Host != "" {
 			return strings.TrimPrefix(u.Host, "www.")
@@ -118,8 +120,9 @@ func dict(kv ...any) map[string]any {
 }
 
 var (
-	filterLabels  = map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}
+	filterLabels  = map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published", "public_visibility": "Public page"}
 	statusActions = map[string]string{"reviewed": "Reviewed", "done": "Done", "ignored": "Ignore", "new": "New"}
+	visActions    = map[string]string{"featured": "Feature", "hidden": "Hide", "auto": "Auto"}
 )
 
 func mustTemplates() *templates {
@@ -262,7 +265,7 @@ var labels = map[string]string{
 	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending",
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
-	"delivered": "Delivered", "failed": "Failed",
+	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",
 }
 
 func label(s string) string {
@@ -318,4 +321,29 @@ func sourceIcon(s string) template.HTML {
 		short = "•"
 	}
 	return template.HTML(`<span class="src src-` + template.HTMLEscapeString(s) + `" aria-hidden="true">` + template.HTMLEscapeString(short) + `</span>`)
+}
+
+// engagement words a post's engagement counts, largest first ("12 upvotes ·
+// 3 comments"); "" when there are none.
+func engagement(e map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var xs []kv
+	for k, v := range e {
+		if v > 0 {
+			xs = append(xs, kv{k, v})
+		}
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].v > xs[j].v || xs[i].v == xs[j].v && xs[i].k < xs[j].k })
+	var parts []string
+	for _, x := range xs {
+		name := strings.ReplaceAll(x.k, "_", " ")
+		if x.v == 1 {
+			name = strings.TrimSuffix(name, "s")
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", x.v, name))
+	}
+	return strings.Join(parts, " · ")
 }

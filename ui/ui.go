@@ -54,6 +54,7 @@ type UI struct {
 	pages  *httprouter.Router // GET pages, also used to re-render after a failed action
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
+	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
 	// AllowLogin, when set, rate-limits login attempts per email (the REST
 	// login shares the same buckets).
 	AllowLogin func(email string) bool
@@ -94,6 +95,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	page("/account", u.account)
 	page("/usage", u.usage)
 	page("/settings", u.settings)
+	page("/wall", u.wallPreview)
 	page("/projects/new", u.newProject)
 
 	r.GET("/login", u.loginPage)
@@ -109,6 +111,8 @@ func (u *UI) Mount(r *httprouter.Router) {
 	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
 	r.POST("/ui/status", u.authedAPI(u.setStatus))
 	r.POST("/ui/preview", u.authedAPI(u.preview))
+	r.POST("/ui/density", u.setDensity)
+	r.GET("/export.csv", u.exportCSV)
 
 	r.GET("/p/:slug", u.publicPage)
 
@@ -241,10 +245,11 @@ type page struct {
 	Project  *store.Project
 	CSRF     string
 	Flash    string
-	Err      *capability.Error // the failed action being re-rendered
-	ErrCap   string            // its capability
-	ErrForm  string            // which form failed: its key (see Failed)
-	Result   any               // a successful action's output shown once (secrets)
+	Err      *capability.Error   // the failed action being re-rendered
+	Errs     []*capability.Error // every field error of it, Err's first (see allErrors)
+	ErrCap   string              // its capability
+	ErrForm  string              // which form failed: its key (see Failed)
+	Result   any                 // a successful action's output shown once (secrets)
 	ResCap   string
 	Form     url.Values // the submitted form, to refill the controls
 	Path     string     // this page's path and query, for _back
@@ -279,15 +284,24 @@ func (p *page) NavLinks() []navLink {
 // Can reports whether the current principal holds scope.
 func (p *page) Can(scope string) bool { return p.P != nil && p.P.Has(scope) }
 
-// FieldErr is the message of the failed action when it names field.
+// FieldErr is the message of the failed action's error that names field.
 func (p *page) FieldErr(field string) string {
-	if p.Err == nil || p.Err.Param == "" {
-		return ""
-	}
-	if p.Err.Param == field || strings.HasPrefix(p.Err.Param, field+"[") || strings.HasPrefix(p.Err.Param, field+".") {
-		return p.Err.Message
+	if e := p.fieldErr(field); e != nil {
+		return e.Message
 	}
 	return ""
+}
+
+func (p *page) fieldErr(field string) *capability.Error {
+	for _, e := range p.Errs {
+		if e.Param == "" {
+			continue
+		}
+		if e.Param == field || strings.HasPrefix(e.Param, field+"[") || strings.HasPrefix(e.Param, field+".") {
+			return e
+		}
+	}
+	return nil
 }
 
 // A form key names one form on a page: the capability's name for a page's
@@ -299,18 +313,25 @@ func (p *page) FieldErr(field string) string {
 // Failed reports whether the form key is the one that failed.
 func (p *page) Failed(key string) bool { return p.Err != nil && p.ErrForm == key }
 
-// FormErr is the message of the failed form key when no shown field takes
-// it ("" as the key: any failed form).
+// FormErr is the messages of the failed form key's errors that no shown
+// field takes ("" as the key: any failed form).
 func (p *page) FormErr(key string, fields ...string) string {
 	if p.Err == nil || (key != "" && p.ErrForm != key) {
 		return ""
 	}
+	taken := map[*capability.Error]bool{}
 	for _, f := range fields {
-		if p.FieldErr(f) != "" {
-			return ""
+		if e := p.fieldErr(f); e != nil {
+			taken[e] = true
 		}
 	}
-	return p.Err.Message
+	var msgs []string
+	for _, e := range p.Errs {
+		if !taken[e] {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	return strings.Join(msgs, " ")
 }
 
 // ErrFor is FieldErr limited to one form key.
@@ -351,6 +372,7 @@ func (f fieldState) Attrs() template.HTMLAttr {
 // actionState is carried into a page re-rendered after a POST.
 type actionState struct {
 	err    *capability.Error
+	errs   []*capability.Error // every field's error, err's first
 	cap    string
 	key    string // the failed form's key (see Failed), from formKey
 	form   url.Values
@@ -387,12 +409,23 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		}
 		u.setCookie(w, flashCookie, "", -1)
 	}
-	if st, ok := r.Context().Value(actionKey{}).(*actionState); ok {
+	st, ok := r.Context().Value(actionKey{}).(*actionState)
+	if !ok {
+		st = u.takeStash(w, r, s)
+	}
+	if st != nil {
 		pg.Form = st.form
 		if st.err == nil {
 			pg.Result, pg.ResCap = st.result, st.cap
 		} else {
-			pg.Err, pg.ErrCap, pg.ErrForm, pg.Status = st.err, st.cap, st.key, st.err.Status
+			pg.Err, pg.ErrCap, pg.ErrForm = st.err, st.cap, st.key
+			if ok { // a failed form re-rendered in the POST response says so in its status
+				pg.Status = st.err.Status
+			}
+			pg.Errs = st.errs
+			if len(pg.Errs) == 0 {
+				pg.Errs = []*capability.Error{st.err}
+			}
 		}
 	}
 	return pg

@@ -95,6 +95,8 @@ type client struct {
 	e    *env
 	c    *http.Client
 	csrf string
+	// lastRedirect is where the last followed PRG redirect led.
+	lastRedirect string
 }
 
 func (e *env) client() *client {
@@ -129,8 +131,25 @@ func (c *client) post(path string, form url.Values, withToken bool) (int, string
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	// A failed form, or one whose result is shown once, redirects (PRG) with
+	// the state in a form cookie: follow it as a browser does, so a test
+	// reads the page that shows the outcome.
+	if resp.StatusCode == http.StatusSeeOther {
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "earshot_form" && ck.Value != "" {
+				st, body, h := c.get(resp.Header.Get("Location"))
+				c.lastRedirect = resp.Header.Get("Location")
+				return st, body, h
+			}
+		}
+	}
 	return resp.StatusCode, string(b), resp.Header
 }
+
+// formFailed is the status of the page a failed form redirects to: the
+// page itself loads fine (200) and shows the errors; the redirect is what
+// tells the form failed (c.lastRedirect).
+const formFailed = http.StatusOK
 
 func (c *client) login(email string) {
 	c.e.t.Helper()

@@ -3,7 +3,8 @@
 // seeder binary.
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,6 +12,10 @@ const BASE = process.env.EARSHOT_URL;
 const KEY = process.env.EARSHOT_KEY;
 const OUT = join(dirname(fileURLToPath(import.meta.url)), "output");
 mkdirSync(OUT, { recursive: true });
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+// WCAG 2.2 A/AA plus axe's best practices (heading-order, scrollable regions, target size).
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
 let failures = 0;
 function check(cond, msg) {
@@ -20,6 +25,19 @@ function check(cond, msg) {
 async function api(path) {
   const r = await fetch(BASE + path, { headers: { Authorization: "Bearer " + KEY } });
   return { status: r.status, body: await r.json() };
+}
+async function axeCheck(page, label) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
+  const r = await page.evaluate(tags => window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }), AXE_TAGS);
+  const v = r.violations.map(x => `${x.id} ×${x.nodes.length} [${x.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")}]`);
+  check(v.length === 0, `axe ${label}: ` + (v.length ? v.join("; ") : "0 violations"));
+}
+// fullyVisible counts the mentions wholly inside the viewport.
+async function fullyVisible(page) {
+  return page.evaluate(() => [...document.querySelectorAll(".mention")].filter(m => {
+    const r = m.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+  }).length);
 }
 async function navTiming(page) {
   return page.evaluate(() => {
@@ -104,6 +122,98 @@ try {
   const cats = await page.locator(".mention .cat-testimonial").count();
   check(cats > 0 && cats === await page.locator(".mention").count(), "category filter applied");
 
+  console.log("density");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(BASE + "/");
+  const dense = await fullyVisible(page);
+  check(dense >= 8, `compact rows: ${dense} mentions wholly visible at 1280x800 (want >= 8)`);
+  await page.screenshot({ path: join(OUT, "inbox-compact-1280x800.png") });
+  await Promise.all([page.waitForURL(BASE + "/"), page.getByRole("button", { name: "Comfortable" }).click()]);
+  check(await page.locator(".mention.compact").count() === 0, "comfortable rows on request");
+  await Promise.all([page.waitForURL(BASE + "/"), page.getByRole("button", { name: "Compact" }).click()]);
+  check(await page.locator(".mention.compact").count() > 0, "back to compact rows");
+
+  console.log("views and the bulk bar");
+  await page.goto(BASE + "/?status=new");
+  check(await page.locator("details.filters[open]").count() === 0, "the built-in view New does not open the filter panel");
+  check(await page.locator('.view-list a[aria-current="page"]').textContent() === "New", "New is marked as the current view");
+  check(await page.locator("#bulk").isHidden(), "no bulk bar while nothing is selected");
+  await page.locator(".mention .sel").first().check();
+  check(await page.locator("#bulk").isVisible(), "the bulk bar shows once something is selected");
+  await page.locator("#sel-clear").click();
+  check(await page.locator("#bulk").isHidden(), "clearing the selection hides the bulk bar");
+
+  console.log("drain with undo");
+  await page.goto(BASE + "/?status=new");
+  await page.keyboard.press("j");
+  const ids = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
+  check(await page.locator(".mention.cur").getAttribute("data-id") === ids[0], "j picks the first new mention");
+  await page.keyboard.press("d");
+  await page.locator(`#m-${ids[0]}`).waitFor({ state: "detached", timeout: 5000 }).catch(() => {});
+  check(await page.locator(`#m-${ids[0]}`).count() === 0, "d moves the mention out of the New view");
+  check(await page.locator(".mention.cur").getAttribute("data-id") === ids[1], "the cursor is on the next mention");
+  check((await api("/api/v1/mentions/" + ids[0])).body.data.status === "done", "REST sees it done");
+  check(await page.locator("#toast").isVisible() && (await page.locator("#toast").textContent()).includes("Undo"), "an undo toast is shown");
+  await page.keyboard.press("i");
+  await page.locator(`#m-${ids[1]}`).waitFor({ state: "detached", timeout: 5000 }).catch(() => {});
+  check(await page.locator(".mention.cur").getAttribute("data-id") === ids[2], "a second key drains the next one: one key per mention");
+  await page.keyboard.press("z");
+  await page.locator(`#m-${ids[1]}`).waitFor({ timeout: 5000 }).catch(() => {});
+  check(await page.locator(`#m-${ids[1]}`).count() === 1, "z brings the last one back");
+  check((await api("/api/v1/mentions/" + ids[1])).body.data.status === "new", "REST sees it new again");
+  await page.getByRole("button", { name: "Undo" }).click();
+  await page.locator(`#m-${ids[0]}`).waitFor({ timeout: 5000 }).catch(() => {});
+  const order = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
+  check(order.join() === ids.join(), "the Undo button brings the first one back, in its place");
+  check((await api("/api/v1/mentions/" + ids[0])).body.data.status === "new", "REST sees the first new again");
+
+  console.log("open a mention");
+  await page.goto(BASE + "/");
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  const openID = await page.locator(".mention.cur").getAttribute("data-id");
+  await Promise.all([page.waitForURL(BASE + "/mentions/" + openID), page.keyboard.press("Enter")]);
+  check(page.url().endsWith("/mentions/" + openID), "Enter opens /mentions/{id}");
+  check(await page.locator("h2", { hasText: "Classification" }).count() === 1 && await page.locator(".st-btn").count() === 4, "the mention page shows its classification and triage buttons");
+  await page.goBack();
+  const title = page.locator(".mention .m-open").nth(3);
+  const titleHref = await title.getAttribute("href");
+  await Promise.all([page.waitForURL(BASE + titleHref), title.click()]);
+  check(page.url().endsWith(titleHref), "a click on the title opens the mention");
+
+  console.log("highlight");
+  await page.goto(BASE + "/?search=onboarding");
+  const marks = await page.locator(".mention mark").allTextContents();
+  check(marks.length > 0 && marks.every(m => m.toLowerCase() === "onboarding"), `search terms marked: ${marks.length} <mark>`);
+
+  console.log("jumps");
+  await page.goto(BASE + "/");
+  await page.keyboard.press("g");
+  await Promise.all([page.waitForURL(BASE + "/monitors"), page.keyboard.press("m")]);
+  check(page.url() === BASE + "/monitors", "g m jumps to monitors");
+  await page.keyboard.press("g");
+  await Promise.all([page.waitForURL(BASE + "/"), page.keyboard.press("i")]);
+  check(page.url() === BASE + "/", "g i jumps to the inbox");
+
+  console.log("forms");
+  await page.goto(BASE + "/alerts");
+  await page.locator("#al-name").fill("");
+  await page.locator("#al-target").fill("not an address");
+  await page.locator("#al-min").fill("200").catch(() => {});
+  await page.evaluate(() => document.querySelectorAll("form [required], form [min], form [max]").forEach(e => { e.removeAttribute("required"); e.removeAttribute("min"); e.removeAttribute("max"); }));
+  await Promise.all([page.waitForURL(BASE + "/alerts"), page.getByRole("button", { name: "Create alert" }).click()]);
+  check(page.url() === BASE + "/alerts", "a failed form returns to its page (Post/Redirect/Get)");
+  const errs = await page.locator(".field-error").allTextContents();
+  check(errs.length >= 2, "every error at once: " + errs.join(" | "));
+  check(await page.evaluate(() => document.activeElement && document.activeElement.getAttribute("aria-invalid")) === "true", "focus on the first error");
+  await axeCheck(page, "alerts with errors 1280");
+  await page.reload();
+  check(await page.locator(".field-error").count() === 0, "a reload neither re-submits nor repeats the errors");
+  const csvHref = await (async () => { await page.goto(BASE + "/?status=new"); return page.locator("a", { hasText: "Export CSV" }).getAttribute("href"); })();
+  check(csvHref === "/export.csv?status=new", "Export CSV of the current filter: " + csvHref);
+  const csv = await page.evaluate(h => fetch(h).then(r => r.text()), csvHref);
+  check(csv.startsWith("id,published_at") && csv.trim().split("\n").length > 1, "the export downloads CSV rows");
+
   console.log("monitors");
   await page.goto(BASE + "/monitors/new");
   await page.locator("#mf-name").fill("Acme brand");
@@ -136,6 +246,41 @@ try {
   check(await pub.evaluate(() => document.documentElement.scrollWidth) <= 360, "public page fits 360 px");
   await pub.screenshot({ path: join(OUT, "public-360.png") });
 
+  console.log("wall curation");
+  const wallBefore = await (await pub.goto(publicURL)).text();
+  await page.goto(BASE + "/?category=complaint");
+  await page.keyboard.press("j");
+  const negID = await page.locator(".mention.cur").getAttribute("data-id");
+  const neg = (await api("/api/v1/mentions/" + negID)).body.data;
+  check(neg.sentiment === "negative" && !wallBefore.includes(neg.url), "a negative complaint is off the wall by default");
+  await page.keyboard.press("f");
+  await page.locator(`#m-${negID} .wall-featured`).waitFor({ timeout: 5000 }).catch(() => {});
+  check((await api("/api/v1/mentions/" + negID)).body.data.public_visibility === "featured", "f features it (REST sees featured)");
+  await page.goto(BASE + "/?category=testimonial");
+  await page.keyboard.press("j");
+  const hidID = await page.locator(".mention.cur").getAttribute("data-id");
+  const hid = (await api("/api/v1/mentions/" + hidID)).body.data;
+  check(wallBefore.includes(hid.url), "a testimonial is on the wall by default");
+  await page.locator(".mention.cur").getByRole("button", { name: "Hide" }).click();
+  await page.locator(`#m-${hidID} .wall-hidden`).waitFor({ timeout: 5000 }).catch(() => {});
+  check((await api("/api/v1/mentions/" + hidID)).body.data.public_visibility === "hidden", "the Hide button hides it (REST sees hidden)");
+  await page.goto(BASE + "/wall");
+  check(await page.locator(".mention").first().getAttribute("data-id") === negID, "the editor's preview leads with the featured mention");
+  check(await page.locator(`#m-${hidID}`).count() === 0, "the preview leaves the hidden one out");
+  await axeCheck(page, "/wall 1280");
+  const wallAfter = await (await pub.goto(publicURL)).text();
+  check(wallAfter.includes(neg.url) && wallAfter.indexOf(neg.url) < wallAfter.indexOf("Wall of love"), "the public page shows the featured complaint first");
+  check(!wallAfter.includes(hid.url), "the public page leaves the hidden testimonial out");
+  await axeCheck(pub, "public page 1280");
+  await pub.screenshot({ path: join(OUT, "public-curated.png") });
+
+  console.log("sort");
+  await page.goto(BASE + "/?status=new");
+  await Promise.all([page.waitForURL(/sort=urgency/), page.getByRole("link", { name: "Most urgent" }).click()]);
+  const urg = await page.locator(".mention").evaluateAll(ms => ms.map(m => +m.dataset.urgency));
+  check(urg.length > 1 && urg.every((u, i) => i === 0 || urg[i - 1] >= u), "Most urgent orders the rows by urgency: " + urg.slice(0, 5).join(", "));
+  check(await page.locator('.view-list a[aria-current="page"]').textContent() === "New", "the view stays current in that order");
+
   console.log("phone width");
   await page.setViewportSize({ width: 360, height: 740 });
   await page.goto(BASE + "/");
@@ -150,6 +295,57 @@ try {
   await page.goto(BASE + "/settings");
   await Promise.all([page.waitForURL(BASE + "/settings"), page.locator("#toggle-public").click()]);
   check((await pub.goto(publicURL)).status() === 404, "unpublished public page answers 404");
+
+  console.log("accessibility (axe-core) and fit at 1280x800 and 360x780");
+  const anyID = (await api("/api/v1/mentions?limit=1")).body.data.items[0].id;
+  const monID = (await api("/api/v1/monitors")).body.data.monitors[0].id;
+  const pages = ["/", "/?status=new", "/?min_urgency=70&status=new", "/?category=testimonial&min_urgency=10", "/mentions/" + anyID, "/monitors", "/monitors/new", "/monitors/" + monID,
+    "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new", "/wall", "/?sort=urgency"];
+  for (const [w, h] of [[1280, 800], [360, 780]]) {
+    await page.setViewportSize({ width: w, height: h });
+    for (const p of pages) {
+      await page.goto(BASE + p);
+      await axeCheck(page, `${p} ${w}`);
+      if (w === 360) {
+        const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+        check(sw <= 360, `${p} fits 360 px (scrollWidth ${sw})`);
+      }
+    }
+    // States: a current row with its buttons, the bulk bar, the undo toast, the help, the open menu.
+    await page.goto(BASE + "/?status=new");
+    await page.keyboard.press("j");
+    await page.keyboard.press("x");
+    await axeCheck(page, `inbox with a selection ${w}`);
+    await page.keyboard.press("x");
+    await page.keyboard.press("r");
+    await page.locator("#toast:not([hidden])").waitFor({ timeout: 5000 }).catch(() => {});
+    await axeCheck(page, `inbox with the undo toast ${w}`);
+    await page.keyboard.press("z");
+    await page.keyboard.press("?");
+    await axeCheck(page, `shortcut help ${w}`);
+    await page.keyboard.press("Escape");
+    if (w === 360) {
+      await page.getByRole("button", { name: /Menu/ }).click();
+      check(await page.locator("#nav-list a", { hasText: "Settings" }).isVisible(), "the phone menu opens the navigation");
+      await axeCheck(page, "open menu 360");
+      await page.screenshot({ path: join(OUT, "menu-360.png") });
+      await page.goto(BASE + "/keys");
+      const clipped = await page.evaluate(() => [...document.querySelectorAll("main button, main a, main input, main select")].filter(e => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && (r.right > window.innerWidth + 0.5 || r.left < -0.5);
+      }).length);
+      check(clipped === 0, "no clipped control on /keys at 360 px");
+      await page.screenshot({ path: join(OUT, "keys-360.png"), fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const anon2 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const lp = await anon2.newPage();
+  await lp.goto(BASE + "/login");
+  await axeCheck(lp, "/login 1280");
+  await lp.setViewportSize({ width: 360, height: 780 });
+  await axeCheck(lp, "/login 360");
+  await anon2.close();
 
   check(consoleErrors.length === 0, "no console errors" + (consoleErrors.length ? ": " + consoleErrors.join(" | ") : ""));
 } catch (e) {

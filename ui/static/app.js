@@ -35,8 +35,75 @@
     }
   }, true);
 
+  initCommon();
   initInbox();
   initPreview();
+
+  // Pages everywhere: the menu button of the phone layout, copy buttons,
+  // focus on a form's first error, g-jumps and the shortcut help.
+  function initCommon() {
+    var menu = $(".menu-btn"), navList = $("#nav-list");
+    if (menu && navList) {
+      menu.hidden = false;
+      menu.addEventListener("click", function () {
+        var open = menu.getAttribute("aria-expanded") !== "true";
+        menu.setAttribute("aria-expanded", String(open));
+        navList.classList.toggle("open", open);
+      });
+    }
+    $$("button[data-copy]").forEach(function (b) {
+      var src = $(b.getAttribute("data-copy"));
+      if (!src) return;
+      b.hidden = false;
+      var label = b.textContent;
+      b.addEventListener("click", function () {
+        var text = src.textContent.trim();
+        var done = function () { b.textContent = "Copied"; announce("Copied to the clipboard"); setTimeout(function () { b.textContent = label; }, 2000); };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(text).then(done, function () { selectText(src); });
+        } else { selectText(src); }
+      });
+    });
+    // Tables read as cards on a phone: each cell says which column it is.
+    $$(".table-wrap table").forEach(function (t) {
+      var heads = $$("thead th", t).map(function (th) { return th.textContent.trim(); });
+      $$("tbody tr", t).forEach(function (tr) {
+        $$("td, th", tr).forEach(function (td, i) { if (heads[i] && !td.hasAttribute("colspan")) td.setAttribute("data-label", heads[i]); });
+      });
+    });
+    // A form that came back with errors: focus its first invalid control.
+    var bad = $("main [aria-invalid=\"true\"]");
+    if (bad) {
+      var det = bad.closest("details"); if (det) det.open = true;
+      if (bad.tagName === "FIELDSET") bad = $("input, select, textarea", bad) || bad;
+      bad.focus();
+      bad.scrollIntoView({ block: "center" });
+    } else {
+      var err = $("main .error[role=alert]");
+      if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
+    }
+    // The overview is open beside the inbox on a wide screen, folded above it on a narrow one.
+    $$("details[data-open-wide]").forEach(function (d) {
+      if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
+    });
+    var help = $("#help"), g = 0;
+    var jumps = { i: "/", n: "/?status=new", m: "/monitors", v: "/groups", a: "/alerts", u: "/usage", s: "/settings", k: "/keys", w: "/webhooks" };
+    document.addEventListener("keydown", function (e) {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      var t = e.target;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      if (help && help.open) return;
+      if (g && jumps[e.key] && Date.now() - g < 1500) { e.preventDefault(); g = 0; location.href = jumps[e.key]; return; }
+      g = 0;
+      if (e.key === "g") { g = Date.now(); return; }
+      if (e.key === "?") { e.preventDefault(); if (help && help.showModal) help.showModal(); }
+    });
+  }
+  function selectText(el) {
+    var r = document.createRange(); r.selectNodeContents(el);
+    var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+    announce("Selected; press Ctrl+C to copy");
+  }
 
   function initInbox() {
     var list = $("#mentions");
@@ -44,10 +111,14 @@
     var qs = list.getAttribute("data-qs") || "";
     var back = list.getAttribute("data-back") || "/";
     var canWrite = list.getAttribute("data-can-write") === "true";
+    var filterStatus = list.getAttribute("data-status") || "";
     var next = list.getAttribute("data-next") || "";
     var since = list.getAttribute("data-poll-from") || "";
     var cur = null;
     var help = $("#help");
+    var bulk = $("#bulk");
+    var undoStack = [];
+    var toast = $("#toast"), toastMsg = $("#toast-msg"), toastTimer = null;
 
     function rows() { return $$(".mention", list); }
     function setCur(el, scroll) {
@@ -70,29 +141,104 @@
     function updateCount() {
       var n = selected().length, c = $("#sel-count");
       if (c) c.textContent = n + " selected";
+      if (bulk) { bulk.hidden = n === 0; document.body.classList.toggle("has-bulk", n > 0); }
     }
+    function showToast(msg, canUndo) {
+      if (!toast) { announce(msg); return; }
+      toastMsg.textContent = msg;
+      $("#undo").hidden = !canUndo;
+      toast.hidden = false;
+      clearTimeout(toastTimer);
+      toastTimer = setTimeout(function () { toast.hidden = true; }, 10000);
+    }
+    var words = { reviewed: "reviewed", done: "done", ignored: "ignored", "new": "new", featured: "featured on the public page", hidden: "hidden from the public page", auto: "shown on the public page by its rule" };
 
-    function setStatus(ids, status) {
+    // change sets field (status or public_visibility) of ids to value. In a
+    // view filtered by that field, a mention that no longer matches leaves
+    // the list and the cursor moves to the next one; z (or Undo) puts it
+    // back where it was, as it was.
+    function change(ids, field, value, isUndo) {
       if (!ids.length) return;
       if (!canWrite) { showError("Your role can read mentions but not triage them."); return; }
-      post("/ui/status?back=" + encodeURIComponent(back), { id: ids, status: status }).then(function (j) {
+      var prev = {};
+      ids.forEach(function (id) { var el = document.getElementById("m-" + id); prev[id] = el ? el.getAttribute("data-" + field) : ""; });
+      var data = { id: ids }; data[field] = value;
+      post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
         if (j.error) { showError(j.error.message); return; }
         var wasCur = cur && cur.getAttribute("data-id");
-        Object.keys(j.rows || {}).forEach(function (id) {
+        var changed = Object.keys(j.rows || {});
+        var filter = list.getAttribute("data-" + field) || "";
+        var drain = filter && filter !== value;
+        var rec = { field: field, items: [] };
+        var nextCur = null;
+        if (drain && wasCur && j.rows[wasCur]) {
+          // The next row that stays, else the previous one.
+          var rs = rows(), i = rs.indexOf(cur);
+          for (var a = i + 1; a < rs.length && !nextCur; a++) if (!j.rows[rs[a].getAttribute("data-id")]) nextCur = rs[a];
+          for (var b = i - 1; b >= 0 && !nextCur; b--) if (!j.rows[rs[b].getAttribute("data-id")]) nextCur = rs[b];
+        }
+        changed.forEach(function (id) {
           var old = document.getElementById("m-" + id);
           if (!old) return;
-          var checked = $(".sel", old) && $(".sel", old).checked;
           var nu = frag(j.rows[id]).firstElementChild;
-          old.replaceWith(nu);
-          if (checked && $(".sel", nu)) $(".sel", nu).checked = false;
-          if (id === wasCur) setCur(nu, false);
+          if (drain) {
+            var after = old.previousElementSibling;
+            rec.items.push({ id: id, prev: prev[id], after: after ? after.id : "" });
+            old.remove();
+          } else {
+            rec.items.push({ id: id, prev: prev[id] });
+            old.replaceWith(nu);
+            if (id === wasCur) setCur(nu, false);
+          }
         });
+        if (drain && wasCur && j.rows[wasCur]) { cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
         updateCount();
-        var n = Object.keys(j.rows || {}).length;
-        announce(n === 1 ? "Marked " + status : n + " mentions marked " + status);
+        var n = changed.length;
+        var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
+        if (isUndo) { showToast("Undone: " + (n === 1 ? "the mention is " : n + " mentions are ") + "back as " + words[value] + ".", false); }
+        else if (n) { undoStack.push(rec); showToast(msg, true); }
+        announce(isUndo ? "Undone" : msg);
         if (j.errors && j.errors.length) showError(j.errors.length + " could not be changed: " + j.errors[0].message);
-      }).catch(function () { showError("Network error; the status was not changed."); });
+        if (drain && !rows().length && !next) {
+          var more = $("#more");
+          if (more) more.innerHTML = "<p class=\"empty\">All done here: nothing left in this view.</p>";
+        }
+      }).catch(function () { showError("Network error; nothing was changed."); });
     }
+    function setStatus(ids, status) { change(ids, "status", status); }
+    function undo() {
+      var rec = undoStack.pop();
+      if (!rec) { announce("Nothing to undo"); return; }
+      // Group by previous value: a bulk action may have moved mixed rows.
+      var by = {};
+      rec.items.forEach(function (it) { (by[it.prev] = by[it.prev] || []).push(it); });
+      Object.keys(by).forEach(function (pv) {
+        var items = by[pv];
+        var data = { id: items.map(function (it) { return it.id; }) }; data[rec.field] = pv;
+        post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
+          if (j.error) { showError(j.error.message); return; }
+          var restored = null;
+          items.forEach(function (it) {
+            if (!j.rows || !j.rows[it.id]) return;
+            var nu = frag(j.rows[it.id]).firstElementChild;
+            var old = document.getElementById("m-" + it.id);
+            if (old) { old.replaceWith(nu); }
+            else {
+              var after = it.after && document.getElementById(it.after);
+              if (after) after.after(nu); else list.insertBefore(nu, list.firstChild);
+            }
+            if (!restored) restored = nu;
+          });
+          var empty = $("#more .empty"); if (empty) empty.remove();
+          if (restored) setCur(restored);
+          showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[pv] + ".", false);
+          announce("Undone");
+        }).catch(function () { showError("Network error; nothing was undone."); });
+      });
+    }
+    var undoBtn = $("#undo");
+    if (undoBtn) undoBtn.addEventListener("click", undo);
+
     function showError(msg) {
       var box = $("#inbox-error");
       if (!box) {
@@ -105,12 +251,12 @@
 
     // Status buttons inside rows: in place instead of a page load.
     list.addEventListener("click", function (e) {
-      var b = e.target.closest("button.st-btn");
+      var b = e.target.closest("button.st-btn, button.vis-btn");
       if (b) {
         e.preventDefault();
         var row = b.closest(".mention");
         setCur(row, false);
-        setStatus([row.getAttribute("data-id")], b.value);
+        change([row.getAttribute("data-id")], b.name, b.value);
         return;
       }
       var row2 = e.target.closest(".mention");
@@ -122,6 +268,13 @@
       $$(".sel", list).forEach(function (c) { c.checked = all.checked; });
       updateCount();
     });
+    var clear = $("#sel-clear");
+    if (clear) clear.addEventListener("click", function () {
+      $$(".sel", list).forEach(function (c) { c.checked = false; });
+      if (all) all.checked = false;
+      updateCount();
+      if (cur) cur.focus();
+    });
     $$("[data-bulk]").forEach(function (b) {
       b.addEventListener("click", function () {
         var ids = selected();
@@ -130,10 +283,18 @@
         if (all) all.checked = false;
       });
     });
+    $$("[data-bulk-vis]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var ids = selected();
+        if (!ids.length) { announce("Select mentions first (x or the checkboxes)"); return; }
+        change(ids, "public_visibility", b.getAttribute("data-bulk-vis"));
+        if (all) all.checked = false;
+      });
+    });
 
     var keyStatus = { r: "reviewed", d: "done", i: "ignored", u: "new" };
     document.addEventListener("keydown", function (e) {
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
       var t = e.target;
       if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) {
         if (e.key === "Escape") t.blur();
@@ -143,12 +304,27 @@
       var k = e.key;
       if (k === "j" || k === "ArrowDown" && cur) { e.preventDefault(); move(1); }
       else if (k === "k" || k === "ArrowUp" && cur) { e.preventDefault(); move(-1); }
+      else if (k === "Enter" && cur && t === cur) {
+        var a = $(".m-open", cur);
+        if (a) { e.preventDefault(); location.href = a.getAttribute("href"); }
+      }
       else if (keyStatus[k]) {
         e.preventDefault();
         var ids = selected();
         if (ids.length) setStatus(ids, keyStatus[k]);
         else if (cur) setStatus([cur.getAttribute("data-id")], keyStatus[k]);
         else announce("Press j to pick a mention first");
+      } else if ((k === "f" || k === "h") && canWrite) {
+        // f: feature on the public page, h: hide from it; again: back to auto.
+        e.preventDefault();
+        var want = k === "f" ? "featured" : "hidden";
+        var sel = selected();
+        if (sel.length) change(sel, "public_visibility", want);
+        else if (cur) change([cur.getAttribute("data-id")], "public_visibility", cur.getAttribute("data-public_visibility") === want ? "auto" : want);
+        else announce("Press j to pick a mention first");
+      } else if (k === "z") {
+        e.preventDefault();
+        undo();
       } else if (k === "x" && cur) {
         e.preventDefault();
         var c = $(".sel", cur);
@@ -158,15 +334,15 @@
         var w = window.open(cur.getAttribute("data-url"), "_blank", "noopener,noreferrer");
         if (w) w.opener = null;
       } else if (k === "/") {
+        var s = $("#f-search");
+        if (!s) return;
         e.preventDefault();
         var d = $("details.filters"); if (d) d.open = true;
-        var s = $("#f-search"); if (s) { s.focus(); s.select(); }
-      } else if (k === "?") {
-        e.preventDefault();
-        if (help && help.showModal) help.showModal();
+        s.focus(); s.select();
       }
     });
-
+    // The one-mention page: its row is the current one from the start.
+    if (list.classList.contains("single")) { var only = $(".mention", list); if (only) { cur = only; only.classList.add("cur"); } }
     // Infinite scroll following nextCursor.
     var loading = false;
     var more = $("#more");

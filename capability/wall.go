@@ -1,0 +1,50 @@
+package capability
+
+import (
+	"context"
+
+	"earshot/store"
+)
+
+// wallSize is how many mentions the public page shows.
+const wallSize = 200
+
+type PublicPageOut struct {
+	Enabled bool             `json:"enabled" doc:"Whether the public page is published."`
+	URL     *string          `json:"url" doc:"The page's address; null while it is off."`
+	Items   []*store.Mention `json:"items" doc:"What the page shows (or would show, when off), in its order: featured first, then testimonials, each newest first."`
+}
+
+func (s *Service) wallCaps() []*Capability {
+	return []*Capability{
+		Define(Capability{Name: "preview_public_page", Title: "Preview the public page", Group: "mention", Method: "GET", Path: "/api/v1/public-page",
+			Scope: MentionsRead, Idempotent: true,
+			Description: "The mentions the project's public page shows, in its order, as full records (ids and public_visibility included), also while the page is off: " +
+				"featured mentions first, then the last 90 days' relevant mentions of the brand that are neither negative nor misinformation nor hidden, testimonials first. " +
+				"Curate it with update_mention_status (public_visibility)."},
+			s.previewPublicPage),
+	}
+}
+
+// PublicWall is the public page's mentions (store.PublicMentions), for the
+// page itself and the dashboard's preview.
+func (s *Service) PublicWall(ctx context.Context, projectID string) ([]*store.Mention, error) {
+	return s.Store.PublicMentions(ctx, projectID, wallSize)
+}
+
+func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty) (*PublicPageOut, error) {
+	pr, err := s.Store.Project(ctx, p.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.PublicWall(ctx, p.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	out := &PublicPageOut{Enabled: pr.PublicEnabled && !pr.Archived(), Items: items}
+	if out.Enabled {
+		u := s.PublicURL(pr.Slug)
+		out.URL = &u
+	}
+	return out, nil
+}

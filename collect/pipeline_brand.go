@@ -1,0 +1,64 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"earshot/classify"
+)
+
+// loadBrand reads what the classifier needs to know about the brand beyond
+// the project record: every monitor's keywords (an ambiguous keyword needs
+// evidence, and the brand's other names, products and competitors named
+// beside it are some), and the project's own accounts and domains (own
+// posts are not mentions to triage).
+//
+// Own accounts are the watch_accounts of the project's own-brand monitors,
+// judged as the public page and share of voice judge them (store's
+// ownBrandLink): group_name my_brand, or filed under a keyword group with
+// is_own, or neither competitors nor under a group. A competitor monitor's
+// watched accounts are the competitor's: their posts are mentions to read.
+// Own domains are the project's website and the own-brand monitors'
+// keywords that are bare domains ("acme.example").
+func (p *Pipeline) loadBrand(ctx context.Context, projectID string, pc *projectContext) error {
+	mons, err := p.st.ListMonitors(ctx, projectID)
+	if err != nil {
+		return fmt.Errorf("loading monitors: %w", err)
+	}
+	groups, err := p.st.ListKeywordGroups(ctx, projectID)
+	if err != nil {
+		return fmt.Errorf("loading keyword groups: %w", err)
+	}
+	ownGroup := map[string]bool{}
+	for _, g := range groups {
+		ownGroup[g.ID] = g.IsOwn
+	}
+	var handles, domains, terms []string
+	if pc.project.Website != "" {
+		domains = append(domains, pc.project.Website)
+	}
+	for _, m := range mons {
+		own := m.GroupName == "my_brand" || (m.GroupID != nil && ownGroup[*m.GroupID]) || (m.GroupName != "competitors" && m.GroupID == nil)
+		for _, k := range m.Keywords {
+			if !slices.ContainsFunc(terms, func(t string) bool { return strings.EqualFold(t, k) }) {
+				terms = append(terms, k)
+			}
+			if own && classify.IsDomain(k) {
+				domains = append(domains, k)
+			}
+		}
+		if own {
+			handles = append(handles, m.WatchAccounts...)
+		}
+	}
+	for _, h := range handles {
+		if h = NormalizeHandle(h); h != "" && !strings.ContainsAny(h, ": /") {
+			terms = append(terms, "@"+h)
+		}
+	}
+	pc.project.Terms = terms
+	pc.owner = classify.NewOwner(handles, domains)
+	return nil
+}

@@ -1,0 +1,137 @@
+package ui
+
+import (
+	"html/template"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"earshot/store"
+)
+
+// highlight escapes text and wraps each match in <mark>: the search term
+// as a case-insensitive substring (as list_mentions' search matches), each
+// keyword only where it occurs as a keyword matches (no letter or digit
+// glued on either side, CONTRACT §6).
+func highlight(text, search string, keywords []string) template.HTML {
+	type span struct{ a, b int }
+	var spans []span
+	add := func(term string, whole bool) {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			return
+		}
+		re, err := regexp.Compile(`(?i)` + regexp.QuoteMeta(term))
+		if err != nil {
+			return
+		}
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			if whole && (glued(text, m[0], false) || glued(text, m[1], true)) {
+				continue
+			}
+			spans = append(spans, span{m[0], m[1]})
+		}
+	}
+	add(search, false)
+	for _, k := range keywords {
+		add(k, true)
+	}
+	if len(spans) == 0 {
+		return template.HTML(template.HTMLEscapeString(text))
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
+	var b strings.Builder
+	pos := 0
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		// Merge overlapping matches into one mark.
+		for i++; i < len(spans) && spans[i].a <= s.b; i++ {
+			s.b = max(s.b, spans[i].b)
+		}
+		if s.a < pos {
+			s.a = pos
+		}
+		b.WriteString(template.HTMLEscapeString(text[pos:s.a]))
+		b.WriteString("<mark>")
+		b.WriteString(template.HTMLEscapeString(text[s.a:s.b]))
+		b.WriteString("</mark>")
+		pos = s.b
+	}
+	b.WriteString(template.HTMLEscapeString(text[pos:]))
+	return template.HTML(b.String())
+}
+
+// glued reports whether a letter or digit touches position i of s, after it
+// (after) or before it.
+func glued(s string, i int, after bool) bool {
+	var r rune
+	if after {
+		if i >= len(s) {
+			return false
+		}
+		r, _ = utf8.DecodeRuneInString(s[i:])
+	} else {
+		if i <= 0 {
+			return false
+		}
+		r, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// HL is a mention's text (or summary) with its monitors' keywords and the
+// inbox's search term marked.
+func (d rowsData) HL(s string, m *store.Mention) template.HTML {
+	var kws []string
+	seen := map[string]bool{}
+	for _, id := range m.MonitorIDs {
+		for _, k := range d.Keywords[id] {
+			if !seen[strings.ToLower(k)] {
+				seen[strings.ToLower(k)] = true
+				kws = append(kws, k)
+			}
+		}
+	}
+	if m.MonitorID != nil && len(m.MonitorIDs) == 0 {
+		kws = d.Keywords[*m.MonitorID]
+	}
+	return highlight(s, d.Search, kws)
+}
+
+// Title is what a row is headed with: the AI summary, unless it only
+// repeats the post's text (then the text itself heads the row).
+func (d rowsData) Title(m *store.Mention) string {
+	if m.AISummary == "" || repeats(m.AISummary, m.Text) {
+		return ""
+	}
+	return m.AISummary
+}
+
+// repeats reports whether summary says nothing the text's start does not:
+// most of its words occur in the text's first sentence (or it is a prefix).
+func repeats(summary, text string) bool {
+	norm := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	sw := norm(summary)
+	if len(sw) == 0 {
+		return true
+	}
+	first := text
+	if i := strings.IndexAny(text, ".!?\n"); i > 0 {
+		first = text[:i]
+	}
+	tw := map[string]bool{}
+	for _, w := range norm(first) {
+		tw[w] = true
+	}
+	n := 0
+	for _, w := range sw {
+		if tw[w] {
+			n++
+		}
+	}
+	return n*10 >= len(sw)*8 // 80 % of the summary's words are already there
+}
