@@ -114,8 +114,13 @@ func (b *Builtin) classify(in Input) Result {
 	switch {
 	case category == "testimonial":
 		sentiment = "positive" // praise is filed as praise only when it is praise
-	case category == "bug_report" && cat.Reason != "" && sentiment == "positive" && j.compound < 0.3:
-		sentiment = "neutral"
+	case category == "complaint" && (sentiment != "positive" || j.compound < 0):
+		sentiment = "negative" // a grievance is not neutral news
+	case category == "bug_report" && (cs.bug >= 1 || j.complaint.Score >= 1 || j.ruled) && (sentiment != "positive" || j.compound < 0.5):
+		// Something the customer needs fixed reads as negative to the
+		// brand's team, however calm the words; a mostly happy post
+		// that mentions a glitch keeps its praise.
+		sentiment = "negative"
 	}
 	if category == "product_idea" && math.Abs(j.compound) < 0.5 {
 		// A request is not a feeling: "please add", "I wish" and "would
