@@ -168,7 +168,7 @@ func judge(a analysis, cs cueScores) judgement {
 	praise := cs.praise
 	// Praise for a solved problem: "support replaced my broken blender
 	// same day. legends".
-	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise >= 1)
+	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise > 0.5)
 	switch {
 	case thanked:
 		c.Score = 0 // the problem is the past of a thank-you

@@ -258,6 +258,11 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	if d.Bug && compound > -neutralThreshold && !problemEvidence(clauses, bs, errorCode) {
 		d.Bug, mb = false, math.Min(mb, -0.01)
 	}
+	// Clear praise with no defect word is not a bug report, whatever
+	// topic words the app-review model reads in it.
+	if d.Bug && compound >= 0.5 && cs.praise >= 0.5 && bs == 0 && !errorCode && !ce.Told() {
+		d.Bug, mb = false, math.Min(mb, -0.01)
+	}
 	if !d.Bug && compound < 0.3 {
 		// Explicit breakage words the app-review model weighs little
 		// outside its training app ("disappeared", "leaked", "is down",

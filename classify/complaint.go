@@ -63,6 +63,10 @@ var failureCues = []failureCue{
 	{"took the day off", 2}, {"day off for", 1.5}, {"for nothing", 1.2}, {"didn't come", 2}, {"did not come", 2},
 	{"hasn't come", 2}, {"never come", 1.5}, {"took", 0.5}, {"it's been", 1}, {"it has been", 1}, {"i paid for", 1},
 	{"paid for", 0.8}, {"i paid", 0.8}, {"paying for", 0.8}, {"is closed", 0.8}, {"was closed", 0.8}, {"closed", 0.5},
+	{"another week", 1.5}, {"another day", 1.5}, {"another month", 1.5}, {"another hour", 1.5}, {"and counting", 1.5},
+	{"not resolved", 1.5}, {"unresolved", 1.5}, {"nothing fixed", 1.5}, {"not fixed", 1.5}, {"still not fixed", 2},
+	{"silence", 1.2}, {"not a word", 1.5}, {"said a word", 1}, {"someone else", 1}, {"you keep", 1.2}, {"they keep", 1},
+	{"expired", 1.2}, {"crushed", 1.2}, {"rotten", 1.5}, {"mold", 1.2}, {"moldy", 1.5}, {"spoiled", 1.2}, {"without", 0.5},
 	{"no longer", 1}, {"out of sync", 1.2}, {"never finishes", 1.5}, {"doesn't exist", 1.2}, {"does not exist", 1.2},
 	// Again and again.
 	{"again", 1}, {"in a row", 1.5}, {"second time", 1.2}, {"third time", 1.5}, {"3rd time", 1.5}, {"fourth time", 1.5},
@@ -155,10 +159,18 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 		}
 	}
 	c.Duration = waitDuration(low)
-	if c.Duration != "" && c.Score > 0 {
+	if c.Duration != "" {
+		// Waiting measured in hours or days is half a complaint on its
+		// own ("20 hours and counting"); with any other cue it is one.
 		c.Score += 1
 		if c.Cue == "" {
 			c.Cue = c.Duration
+		}
+	}
+	if r := repeatCount(low); r != "" {
+		c.Score += 1.2 // "for the 12th time", "emailed four times"
+		if c.Cue == "" {
+			c.Cue = r
 		}
 	}
 	var dbuf [32]bool
@@ -237,6 +249,25 @@ func waitDuration(low string) string {
 			}
 		}
 		return num + " " + unit
+	}
+	return ""
+}
+
+var timesWords = map[string]bool{"twice": false, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true,
+	"nine": true, "ten": true, "several": true, "multiple": true, "many": true, "countless": true}
+
+// repeatCount finds a repetition counted out: "for the 12th time", "the
+// third time", "four times", "5 times".
+func repeatCount(low string) string {
+	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i := 0; i+1 < len(ws); i++ {
+		w, next := ws[i], ws[i+1]
+		switch {
+		case next == "times" && (timesWords[w] || atoiSmall(w) >= 3):
+			return w + " times"
+		case next == "time" && len(w) > 2 && atoiSmall(w[:len(w)-2]) >= 3 && (strings.HasSuffix(w, "th") || strings.HasSuffix(w, "rd")):
+			return "the " + w + " time"
+		}
 	}
 	return ""
 }
