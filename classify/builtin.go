@@ -82,7 +82,7 @@ func (b *Builtin) classify(in Input) Result {
 	// Data loss, a security hole or an outage is a defect to fix, however
 	// calmly it is told ("the CLI stores the token in plain text"), unless
 	// the post is a grievance about money or support.
-	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "complaint" && cat.Cue == "") {
+	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "testimonial" && !j.thanked || cat.Category == "complaint" && cat.Cue == "") {
 		cat.Category, cat.Cue = "bug_report", ph
 		cat.Reason = fmt.Sprintf("bug_report: %s (%q)", signalWords[alarm], ph)
 		if j.compound > -0.3 {
@@ -156,6 +156,9 @@ type judgement struct {
 	// fact, praise for a solved problem, an alarm signal); the learned
 	// layer decides the rest.
 	ruled bool
+	// thanked is praise for a solved problem: its alarm words ("the
+	// outage", "my lost data") are the past.
+	thanked bool
 }
 
 // judge combines the lexicon score with the complaint rules: a service
@@ -173,7 +176,7 @@ func judge(a analysis, cs cueScores) judgement {
 	case thanked:
 		c.Score = 0 // the problem is the past of a thank-you
 		j.compound = math.Max(j.compound, 0.3)
-		j.ruled = true
+		j.ruled, j.thanked = true, true
 	case c.Told():
 		j.compound = math.Min(j.compound, -(0.3 + 0.1*math.Min(c.Score, 5)))
 		j.ruled = true

@@ -47,6 +47,10 @@ func TestComplaintsAndPraise(t *testing.T) {
 		"@Hollis where is my refund? It's been 3 weeks.",
 		"@Maple can't log in since yesterday, please fix",
 		"@Tidewater 2 hour delay and not a single update #neveragain",
+		"@Orbix I'll never order from you again",
+		"@Hollis my parcels haven't arrived yet. 3rd day of waiting",
+		"@Maple been trying to reach someone all day",
+		"lol @Kestrel \"we apologise for the inconvenience\" for the 12th time this week",
 	}
 	for _, text := range complaints {
 		r, _ := b.Classify(ctx, Input{Text: text})
@@ -65,6 +69,7 @@ func TestComplaintsAndPraise(t *testing.T) {
 		"@Kestrel Bank sorted my card issue in one call, thank you!",
 		"@Brightline refund landed in 2 days, no questions asked. Impressed",
 		"@Tidewater thanks for the quick fix on the outage, back online in an hour",
+		"@Maple paid my claim in a week, painless. Thank you",
 	}
 	for _, text := range praise {
 		r, _ := b.Classify(ctx, Input{Text: text, AuthorFollowers: 1_000_000})
