@@ -147,7 +147,7 @@ func TestOllamaSchemaAndBrandContext(t *testing.T) {
 	f, srv := newSchemaOllama(t)
 	o := NewOllama(OllamaConfig{Host: srv.URL, HTTPClient: srv.Client()})
 	r, err := o.Classify(context.Background(), Input{Text: "@acme my order never arrived", Keywords: []string{"acme", "acme shop"},
-		Project: Project{Name: "Acme", Website: "https://acme.example"}})
+		Project: Project{Name: "Acme", Website: "https://acme.example", Terms: []string{"acme cloud", "@acmehq"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestOllamaSchemaAndBrandContext(t *testing.T) {
 		r.CategoryReason != `complaint: a service failure told as fact: "never arrived"` || r.UrgencyReason != "urgency 62: an unresolved order" {
 		t.Errorf("result %+v", r)
 	}
-	for _, s := range []string{"Brand/project: Acme", "Website: https://acme.example", "Monitored keywords: acme, acme shop"} {
+	for _, s := range []string{"Brand/project: Acme", "Website: https://acme.example", "Monitored keywords: acme, acme shop", "acme cloud, @acmehq"} {
 		if !strings.Contains(f.system, s) {
 			t.Errorf("prompt lacks %q", s)
 		}

@@ -10,6 +10,9 @@ func TestEmbeddedSentimentModel(t *testing.T) {
 	if sentimentModel == nil {
 		t.Fatal("no learned sentiment model embedded: run go generate ./classify")
 	}
+	if got, want := sentimentModel.Features, FeatureFingerprint(); got != want {
+		t.Errorf("the embedded sentiment model was trained on other features (fingerprint %s, code %s): run go generate ./classify", got, want)
+	}
 	if len(sentimentModel.Vocab) < 1000 {
 		t.Errorf("vocabulary has %d words", len(sentimentModel.Vocab))
 	}

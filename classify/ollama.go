@@ -390,6 +390,13 @@ func (o *Ollama) request(in Input, enabled []CategoryInfo) *api.ChatRequest {
 	if len(in.Keywords) > 0 {
 		fmt.Fprintf(&sys, "Monitored keywords: %s\n", strings.Join(in.Keywords, ", "))
 	}
+	if len(in.Project.Terms) > 0 {
+		terms := in.Project.Terms
+		if len(terms) > 40 {
+			terms = terms[:40]
+		}
+		fmt.Fprintf(&sys, "Other terms of this project (products, competitors, own accounts): %s\n", strings.Join(terms, ", "))
+	}
 	sys.WriteString("\nCategories (choose exactly one):\n")
 	for _, c := range enabled {
 		d := c.Description
