@@ -194,8 +194,8 @@ func TestRunnerFindsBurstsOnce(t *testing.T) {
 	}
 	sp := keys(got)[key{store.ScopeMonitor, f.monA, "negative", bs}]
 	if sp != nil {
-		if sp.Count < 25 || sp.BucketEnd != store.FormatTime(burst.Add(time.Hour)) || sp.MentionsQuery["sentiment"] != "negative" ||
-			sp.MentionsQuery["monitor_id"] != f.monA || sp.MentionsPath == nil {
+		if sp.Count < 25 || sp.BucketEnd != store.FormatTime(burst.Add(time.Hour)) || sp.MentionsQuery == nil || sp.MentionsQuery.Sentiment != "negative" ||
+			sp.MentionsQuery.MonitorID != f.monA || sp.MentionsPath == nil {
 			t.Errorf("spike record: %+v", sp)
 		}
 		ms, err := f.st.SpikeMentions(ctx, sp, 100)

@@ -46,10 +46,19 @@ type Spike struct {
 	// MentionsQuery is the list_mentions query that lists the mentions
 	// behind a monitor spike; null for a keyword group (list_mentions
 	// filters one monitor; get_spike returns the group's mentions).
-	MentionsQuery map[string]string `json:"mentions_query" doc:"list_mentions query parameters selecting the mentions behind a monitor spike; null for a keyword group spike."`
+	MentionsQuery *SpikeMentionsQuery `json:"mentions_query" doc:"list_mentions query parameters selecting the mentions behind a monitor spike; null for a keyword group spike."`
 	MentionsPath  *string           `json:"mentions_path" doc:"The same as a REST path (/api/v1/mentions?…); null for a keyword group spike."`
 
 	projectID string
+}
+
+// SpikeMentionsQuery is the list_mentions query of a monitor spike.
+type SpikeMentionsQuery struct {
+	MonitorID  string `json:"monitor_id"`
+	Since      string `json:"since"`
+	Until      string `json:"until"`
+	IsRelevant bool   `json:"is_relevant"`
+	Sentiment  string `json:"sentiment,omitempty" doc:"negative for a negative spike."`
 }
 
 const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at`
@@ -92,10 +101,7 @@ func (s *Store) completeSpike(ctx context.Context, q interface {
 		if sp.Kind == "negative" {
 			v.Set("sentiment", "negative")
 		}
-		sp.MentionsQuery = map[string]string{}
-		for k := range v {
-			sp.MentionsQuery[k] = v.Get(k)
-		}
+		sp.MentionsQuery = &SpikeMentionsQuery{MonitorID: *sp.MonitorID, Since: sp.BucketStart, Until: sp.BucketEnd, IsRelevant: true, Sentiment: v.Get("sentiment")}
 		p := "/api/v1/mentions?" + v.Encode()
 		sp.MentionsPath = &p
 		return nil
