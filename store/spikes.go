@@ -47,7 +47,7 @@ type Spike struct {
 	// behind a monitor spike; null for a keyword group (list_mentions
 	// filters one monitor; get_spike returns the group's mentions).
 	MentionsQuery *SpikeMentionsQuery `json:"mentions_query" doc:"list_mentions query parameters selecting the mentions behind a monitor spike; null for a keyword group spike."`
-	MentionsPath  *string           `json:"mentions_path" doc:"The same as a REST path (/api/v1/mentions?…); null for a keyword group spike."`
+	MentionsPath  *string             `json:"mentions_path" doc:"The same as a REST path (/api/v1/mentions?…); null for a keyword group spike."`
 
 	projectID string
 }
@@ -302,7 +302,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 type SpikeSeries struct {
 	SpikeScope
 	Hours map[string]HourCount // by hour start (store.TimeFormat)
-	First string                // the hour it is observed from (see SpikeCounts)
+	First string               // the hour it is observed from (see SpikeCounts)
 }
 
 // SpikeCounts returns the stored hourly counts of the project's live scopes
