@@ -235,3 +235,56 @@ func TestSpikeAlertsHTTP(t *testing.T) {
 	}
 	e.do("POST", "/api/v1/webhooks", e.keyA, map[string]any{"url": "https://hooks.example.com/x", "events": []string{"spike.detected"}}).ok()
 }
+
+// TestSpikesMCP: the same operations as MCP tools, with output that the
+// SDK checks against each tool's declared output schema (nullable ids and
+// mentions_query of a group spike included).
+func TestSpikesMCP(t *testing.T) {
+	e := newAgentsEnv(t)
+	ctx := context.Background()
+	g, err := e.st.CreateKeywordGroup(ctx, e.proj.ID, "Acme", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon := &store.Monitor{ProjectID: e.proj.ID, Name: "Acme", Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"},
+		GroupName: "custom", GroupID: &g.ID, Active: true, ScanIntervalMinutes: 15, BackfillHours: 24}
+	if err := e.st.CreateMonitor(ctx, mon); err != nil {
+		t.Fatal(err)
+	}
+	hour := time.Now().UTC().Truncate(time.Hour)
+	var batch []store.NewMention
+	for i := range 21 {
+		at := hour.Add(-2 * time.Hour).Add(time.Duration(i) * time.Minute)
+		if i == 20 {
+			at = hour.Add(-6 * 24 * time.Hour)
+		}
+		batch = append(batch, store.NewMention{Source: "x", ExternalID: "m" + strconv.Itoa(i), Text: "acme", PublishedAt: at,
+			MonitorIDs: []string{mon.ID}, IsRelevant: true, Category: "other", Sentiment: "negative", Urgency: i})
+	}
+	if _, err := e.st.IngestMentions(ctx, e.proj.ID, 0, batch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&spike.Runner{Store: e.st}).RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.overHTTP(e.readKey)
+	a := callTool(t, cs, "list_spikes", map[string]any{"keyword_group_id": g.ID, "kind": "negative"})
+	if a.isError {
+		t.Fatalf("list_spikes: %v", a.env)
+	}
+	sps := a.data()["spikes"].([]any)
+	if len(sps) != 1 {
+		t.Fatalf("list_spikes: %v", a.data())
+	}
+	sp := sps[0].(map[string]any)
+	if sp["scope"] != "keyword_group" || sp["count"] != float64(20) || sp["mentions_query"] != nil {
+		t.Errorf("group spike over MCP: %v", sp)
+	}
+	got := callTool(t, cs, "get_spike", map[string]any{"id": sp["id"]})
+	if got.isError || len(got.data()["mentions"].([]any)) != 20 {
+		t.Fatalf("get_spike: %v", got.env)
+	}
+	if other := callTool(t, e.overHTTP(e.otherKey), "get_spike", map[string]any{"id": sp["id"]}); other.errCode() != "NOT_FOUND" {
+		t.Errorf("another tenant's spike over MCP: %v", other.env)
+	}
+}
