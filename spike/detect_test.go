@@ -50,10 +50,8 @@ func series(seed uint64, hours int, rate func(h int) float64) []int {
 // spikes runs the detector over every evaluable hour.
 func spikes(counts []int, p Params, k Kind) []int {
 	var out []int
-	for i := range counts {
-		if r := Evaluate(counts, i, 0, p, p.Min(k)); r.Spike {
-			out = append(out, i)
-		}
+	for _, h := range Scan(counts, 0, 0, p, k) {
+		out = append(out, h.I)
 	}
 	return out
 }
@@ -201,5 +199,20 @@ func TestPoissonSurprise(t *testing.T) {
 		if got := poissonSurprise(c.k, c.lambda); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("poissonSurprise(%d, %v) = %v, want %v", c.k, c.lambda, got, c.want)
 		}
+	}
+}
+
+func TestDailyPeriod(t *testing.T) {
+	p := Params{Period: 1}
+	s := series(5, 60, func(int) float64 { return 40 })
+	if got := spikes(s, p, Volume); len(got) != 0 {
+		t.Fatalf("steady daily counts alarmed at %v", got)
+	}
+	s[45] += 100
+	if got := spikes(s, p, Volume); len(got) != 1 || got[0] != 45 {
+		t.Fatalf("daily burst: got %v", got)
+	}
+	if p.History() != 7 || Defaults.History() != 7*24+1 {
+		t.Fatalf("History: %d, %d", p.History(), Defaults.History())
 	}
 }

@@ -89,7 +89,7 @@ func (r *Runner) Project(ctx context.Context, projectID string) ([]*store.Spike,
 	now := r.now()
 	cur := now.Truncate(time.Hour) // the hour in progress
 	// History for the baseline of every recent hour.
-	from := cur.Add(-Recent - time.Duration(p.HistoryHours()+1)*time.Hour)
+	from := cur.Add(-Recent - time.Duration(p.History()+1)*time.Hour)
 	full, err := r.Store.RefreshSpikeCounts(ctx, projectID, from, now)
 	if err != nil {
 		return nil, err
