@@ -137,9 +137,10 @@ type HourCount struct {
 func hourKey(t time.Time) string { return FormatTime(t.UTC().Truncate(time.Hour)) }
 
 // spikeOverlap re-reads mentions collected this long before the watermark:
-// a mention's collected_at is stamped just before its transaction commits,
-// so one may become visible after a later watermark was taken.
-const spikeOverlap = 2 * time.Minute
+// a mention's collected_at is stamped inside its ingest transaction, so one
+// in flight when the watermark was taken becomes visible after it, with an
+// older stamp. Transactions last well under a second.
+const spikeOverlap = 30 * time.Second
 
 // RefreshSpikeCounts brings a project's hourly counts up to date at now for
 // the hours since from. The first time (or when from moved before what
@@ -214,15 +215,35 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 		ranges = append(ranges, [2]time.Time{hours[i], hours[j].Add(time.Hour)})
 		i = j + 1
 	}
+	// Each monitor's group, read once (a lookup per row would double the
+	// cost of a count).
+	groupOf := map[string]string{}
+	if len(ranges) > 0 {
+		rows, err := s.r.QueryContext(ctx, `SELECT id, group_id FROM monitors WHERE project_id = ? AND group_id IS NOT NULL`, projectID)
+		if err != nil {
+			return false, fmt.Errorf("spike counts: %w", err)
+		}
+		for rows.Next() {
+			var id, g string
+			if err := rows.Scan(&id, &g); err != nil {
+				rows.Close()
+				return false, fmt.Errorf("spike counts: %w", err)
+			}
+			groupOf[id] = g
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return false, fmt.Errorf("spike counts: %w", err)
+		}
+	}
 	for _, r := range ranges {
 		// The mentions of the window in date order (the feed index covers
-		// relevance and sentiment), each with its monitors and their
-		// groups. A mention counts once per group however many of the
-		// group's monitors matched it; its links are consecutive rows.
-		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id, mo.group_id
+		// relevance and sentiment), each with its monitors. A mention
+		// counts once per group however many of the group's monitors
+		// matched it; its links are consecutive rows.
+		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id
 			FROM mentions m INDEXED BY mentions_feed
 			JOIN mention_monitors mm ON mm.mention_id = m.id
-			LEFT JOIN monitors mo ON mo.id = mm.monitor_id
 			WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1`,
 			projectID, FormatTime(r[0]), FormatTime(r[1]))
 		if err != nil {
@@ -233,8 +254,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 		for rows.Next() {
 			var h, id, monitorID string
 			var neg bool
-			var groupID sql.NullString
-			if err := rows.Scan(&h, &id, &neg, &monitorID, &groupID); err != nil {
+			if err := rows.Scan(&h, &id, &neg, &monitorID); err != nil {
 				rows.Close()
 				return false, fmt.Errorf("spike counts: %w", err)
 			}
@@ -256,9 +276,9 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 				}
 			}
 			add(SpikeScope{ScopeMonitor, monitorID})
-			if groupID.Valid && !groups[groupID.String] {
-				groups[groupID.String] = true
-				add(SpikeScope{ScopeGroup, groupID.String})
+			if g := groupOf[monitorID]; g != "" && !groups[g] {
+				groups[g] = true
+				add(SpikeScope{ScopeGroup, g})
 			}
 		}
 		rows.Close()
