@@ -107,6 +107,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if _, err := classify.FromEnv(getenv); err != nil {
 		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
 	}
+	if _, err := spikeRunner(nil, getenv, nil); err != nil {
+		return usagef("invalid value for %v", err)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
