@@ -367,16 +367,17 @@ func (s *Service) alertCaps() []*Capability {
 // ---- usage ----
 
 type UsageOut struct {
-	Plan                 string  `json:"plan"`
-	QuotaPeriod          string  `json:"quota_period"`
-	MentionsIncluded     int     `json:"mentions_included"`
-	MentionsUsed         int     `json:"mentions_used"`
-	MentionsRemaining    int     `json:"mentions_remaining"`
-	Unlimited            bool    `json:"unlimited"`
-	MentionsDropped      int     `json:"mentions_dropped"`
-	PeriodStart          string  `json:"period_start"`
-	ProviderCostUSD      float64 `json:"provider_cost_usd"`
-	CostPerNewMentionUSD float64 `json:"cost_per_new_mention_usd"`
+	Plan                 string     `json:"plan"`
+	QuotaPeriod          string     `json:"quota_period"`
+	MentionsIncluded     int        `json:"mentions_included"`
+	MentionsUsed         int        `json:"mentions_used"`
+	MentionsRemaining    int        `json:"mentions_remaining"`
+	Unlimited            bool       `json:"unlimited"`
+	MentionsDropped      int        `json:"mentions_dropped"`
+	PeriodStart          string     `json:"period_start"`
+	ProviderCostUSD      float64    `json:"provider_cost_usd"`
+	CostPerNewMentionUSD float64    `json:"cost_per_new_mention_usd"`
+	Days                 []UsageDay `json:"days" doc:"Mentions stored per UTC day over the last 30 days, today last (a trend across the month boundary)."`
 }
 
 func (s *Service) usageCaps() []*Capability {
@@ -405,6 +406,9 @@ func (s *Service) getUsage(ctx context.Context, p *Principal, _ *Empty) (*UsageO
 	}
 	if u.MentionsUsed > 0 {
 		out.CostPerNewMentionUSD = round6(u.ProviderCostUSD / float64(u.MentionsUsed))
+	}
+	if out.Days, err = s.usageDays(ctx, p.ProjectID); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -115,6 +115,10 @@ func TestTriageLatency(t *testing.T) {
 		f.ProjectID = pid
 		measure(name, 10, func() error { _, err := st.MentionCounts(ctx, f, c.bounds); return err })
 	}
+	measure("usage: stored per day, 30 days (all 1M stored today)", 10, func() error {
+		_, err := st.MentionsStored(ctx, pid, series(30, 24*time.Hour))
+		return err
+	})
 	measure("stats by monitor, 14 days by day", 10, func() error {
 		_, err := st.MentionCountsByMonitor(ctx, store.MentionFilter{ProjectID: pid}, days14)
 		return err
