@@ -152,7 +152,7 @@ func (s *Service) mentionCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}, append(s.wallCaps(), s.statsCaps()...)...)
+	}, append(append(s.wallCaps(), s.statsCaps()...), s.countCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.

@@ -89,7 +89,7 @@ type UpdateViewIn struct {
 }
 
 type ViewsOut struct {
-	Views []*store.View `json:"views"`
+	Views []*ViewWithCount `json:"views"`
 }
 
 // checkFilters applies to saved filters the rules list_mentions applies to
@@ -124,10 +124,13 @@ func filtersJSON(f *ViewFilters) json.RawMessage {
 func (s *Service) viewCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_views", Title: "List saved views", Group: "view", Method: "GET", Path: "/api/v1/views",
-			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first."},
+			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first, each with how many mentions match it now (up to 1000; count_capped beyond)."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*ViewsOut, error) {
 				vs, err := s.Store.ListViews(ctx, p.ProjectID)
-				return &ViewsOut{Views: vs}, err
+				if err != nil {
+					return nil, err
+				}
+				return &ViewsOut{Views: s.withCounts(ctx, p, vs)}, nil
 			}),
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
