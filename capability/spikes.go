@@ -92,7 +92,7 @@ func (s *Service) listSpikes(ctx context.Context, p *Principal, in *ListSpikesIn
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -106,7 +106,7 @@ func (s *Service) listSpikes(ctx context.Context, p *Principal, in *ListSpikesIn
 		out.Spikes = sps[:limit]
 		out.HasMore = true
 		last := out.Spikes[limit-1]
-		c := sealCursor(store.Position{At: last.BucketStart, ID: last.ID}, binding)
+		c := s.sealCursor(store.Position{At: last.BucketStart, ID: last.ID}, binding)
 		out.NextCursor = &c
 	}
 	return out, nil
