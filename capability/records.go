@@ -89,7 +89,7 @@ type UpdateViewIn struct {
 }
 
 type ViewsOut struct {
-	Views []*store.View `json:"views"`
+	Views []*ViewWithCount `json:"views"`
 }
 
 // checkFilters applies to saved filters the rules list_mentions applies to
@@ -124,10 +124,13 @@ func filtersJSON(f *ViewFilters) json.RawMessage {
 func (s *Service) viewCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_views", Title: "List saved views", Group: "view", Method: "GET", Path: "/api/v1/views",
-			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first."},
+			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first, each with how many mentions match it now (up to 1000; count_capped beyond)."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*ViewsOut, error) {
 				vs, err := s.Store.ListViews(ctx, p.ProjectID)
-				return &ViewsOut{Views: vs}, err
+				if err != nil {
+					return nil, err
+				}
+				return &ViewsOut{Views: s.withCounts(ctx, p, vs)}, nil
 			}),
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
@@ -384,16 +387,17 @@ func (s *Service) alertCaps() []*Capability {
 // ---- usage ----
 
 type UsageOut struct {
-	Plan                 string  `json:"plan"`
-	QuotaPeriod          string  `json:"quota_period"`
-	MentionsIncluded     int     `json:"mentions_included"`
-	MentionsUsed         int     `json:"mentions_used"`
-	MentionsRemaining    int     `json:"mentions_remaining"`
-	Unlimited            bool    `json:"unlimited"`
-	MentionsDropped      int     `json:"mentions_dropped"`
-	PeriodStart          string  `json:"period_start"`
-	ProviderCostUSD      float64 `json:"provider_cost_usd"`
-	CostPerNewMentionUSD float64 `json:"cost_per_new_mention_usd"`
+	Plan                 string     `json:"plan"`
+	QuotaPeriod          string     `json:"quota_period"`
+	MentionsIncluded     int        `json:"mentions_included"`
+	MentionsUsed         int        `json:"mentions_used"`
+	MentionsRemaining    int        `json:"mentions_remaining"`
+	Unlimited            bool       `json:"unlimited"`
+	MentionsDropped      int        `json:"mentions_dropped"`
+	PeriodStart          string     `json:"period_start"`
+	ProviderCostUSD      float64    `json:"provider_cost_usd"`
+	CostPerNewMentionUSD float64    `json:"cost_per_new_mention_usd"`
+	Days                 []UsageDay `json:"days" doc:"Mentions stored per UTC day over the last 30 days, today last (a trend across the month boundary)."`
 }
 
 func (s *Service) usageCaps() []*Capability {
@@ -422,6 +426,9 @@ func (s *Service) getUsage(ctx context.Context, p *Principal, _ *Empty) (*UsageO
 	}
 	if u.MentionsUsed > 0 {
 		out.CostPerNewMentionUSD = round6(u.ProviderCostUSD / float64(u.MentionsUsed))
+	}
+	if out.Days, err = s.usageDays(ctx, p.ProjectID); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
