@@ -97,7 +97,10 @@ type Result struct {
 	Spread   float64 // robust spread used for the score (never below a Poisson floor)
 	Score    float64 // (Count - Baseline) / Spread
 	Surprise float64 // -log10 P(X >= Count) for X Poisson at the history's upper quartile
-	Spike    bool
+	// Threshold is the fewest mentions that make this hour a spike (every
+	// condition met): a line to draw on a chart.
+	Threshold int
+	Spike     bool
 	// Ready is false when the scope lacks MinDays of history before the hour.
 	Ready bool
 }
@@ -150,8 +153,17 @@ func Evaluate(counts []int, i, first int, p Params, min int) Result {
 	if min < 1 {
 		min = 1
 	}
-	r.Surprise = poissonSurprise(r.Count, max(quantile(samples, 0.75), r.Baseline, 0.5))
+	lambda := max(quantile(samples, 0.75), r.Baseline, 0.5)
+	r.Surprise = poissonSurprise(r.Count, lambda)
 	r.Spike = r.Count >= min && r.Score >= p.Threshold && r.Surprise >= p.Surprise && float64(r.Count) >= p.MinRatio*r.Baseline
+	// The other conditions are monotonic in the count: start where the
+	// score, ratio and minimum allow and step up to the Poisson gate
+	// (a few steps; the tail shrinks faster than geometrically).
+	c := max(min, int(math.Ceil(p.MinRatio*r.Baseline-1e-9)), int(math.Ceil(r.Baseline+p.Threshold*r.Spread-1e-9)))
+	for poissonSurprise(c, lambda) < p.Surprise {
+		c++
+	}
+	r.Threshold = c
 	return r
 }
 

@@ -216,3 +216,22 @@ func TestDailyPeriod(t *testing.T) {
 		t.Fatalf("History: %d, %d", p.History(), Defaults.History())
 	}
 }
+
+// The threshold is exactly the count where the verdict turns.
+func TestThresholdIsTheTurningPoint(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		s := series(seed, 10*24, diurnal(30, 0.5))
+		for _, i := range []int{8*24 + 3, 8*24 + 15, 9*24 + 9} {
+			r := Evaluate(s, i, 0, Defaults, Defaults.MinCount)
+			s2 := append([]int(nil), s...)
+			s2[i] = r.Threshold
+			if !Evaluate(s2, i, 0, Defaults, Defaults.MinCount).Spike {
+				t.Fatalf("seed %d hour %d: threshold %d is not a spike", seed, i, r.Threshold)
+			}
+			s2[i] = r.Threshold - 1
+			if Evaluate(s2, i, 0, Defaults, Defaults.MinCount).Spike {
+				t.Fatalf("seed %d hour %d: threshold-1 = %d is already a spike", seed, i, r.Threshold-1)
+			}
+		}
+	}
+}

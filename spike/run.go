@@ -134,7 +134,7 @@ func (r *Runner) Project(ctx context.Context, projectID string) ([]*store.Spike,
 					continue
 				}
 				found = append(found, store.SpikeFinding{SpikeScope: sr.SpikeScope, Kind: string(k.kind), BucketStart: start,
-					Count: res.Count, Baseline: Round(res.Baseline), Score: Round(res.Score),
+					Count: res.Count, Baseline: Round(res.Baseline), Score: Round(res.Score), Threshold: res.Threshold,
 					Announce: start.Add(time.Hour).After(now.Add(-Recent))})
 			}
 		}

@@ -37,6 +37,7 @@ type Spike struct {
 	Count          int     `json:"count" doc:"Mentions of the kind in the hour (updated while the hour fills)."`
 	Baseline       float64 `json:"baseline" doc:"The usual count of this hour: median of the same hour on the previous days."`
 	Score          float64 `json:"score" doc:"(count - baseline) / robust spread (MAD of the history, at least the square root of the baseline)."`
+	Threshold      int     `json:"threshold" doc:"The fewest mentions that make this hour a spike, given its history."`
 	DetectedAt     string  `json:"detected_at"`
 	UpdatedAt      string  `json:"updated_at"`
 	// MonitorIDs are the monitors whose mentions make up the spike: the
@@ -61,13 +62,13 @@ type SpikeMentionsQuery struct {
 	Sentiment  string `json:"sentiment,omitempty" doc:"negative for a negative spike."`
 }
 
-const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at`
+const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at, threshold`
 
 func scanSpike(row interface{ Scan(...any) error }) (*Spike, error) {
 	var sp Spike
 	var scopeID string
 	if err := row.Scan(&sp.ID, &sp.projectID, &sp.Scope, &scopeID, &sp.Kind, &sp.BucketStart, &sp.BucketEnd, &sp.Count, &sp.Baseline, &sp.Score,
-		&sp.DetectedAt, &sp.UpdatedAt); err != nil {
+		&sp.DetectedAt, &sp.UpdatedAt, &sp.Threshold); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
@@ -401,6 +402,7 @@ type SpikeFinding struct {
 	Count       int
 	Baseline    float64
 	Score       float64
+	Threshold   int
 	// Announce: a new record fires spike.detected. Spikes found in old
 	// history (the first count of a project) are recorded quietly.
 	Announce bool
@@ -420,10 +422,10 @@ func (s *Store) RecordSpikes(ctx context.Context, projectID string, fs []SpikeFi
 		t := now()
 		for _, f := range fs {
 			start := FormatTime(f.BucketStart.UTC().Truncate(time.Hour))
-			res, err := tx.ExecContext(ctx, `UPDATE spikes SET count = ?, baseline = ?, score = ?, updated_at = ?
+			res, err := tx.ExecContext(ctx, `UPDATE spikes SET count = ?, baseline = ?, score = ?, threshold = ?, updated_at = ?
 				WHERE project_id = ? AND scope = ? AND scope_id = ? AND kind = ? AND bucket_start = ?
-				AND (count <> ? OR baseline <> ? OR score <> ?)`,
-				f.Count, f.Baseline, f.Score, t, projectID, f.Scope, f.ID, f.Kind, start, f.Count, f.Baseline, f.Score)
+				AND (count <> ? OR baseline <> ? OR score <> ? OR threshold <> ?)`,
+				f.Count, f.Baseline, f.Score, f.Threshold, t, projectID, f.Scope, f.ID, f.Kind, start, f.Count, f.Baseline, f.Score, f.Threshold)
 			if err != nil {
 				return err
 			}
@@ -431,10 +433,10 @@ func (s *Store) RecordSpikes(ctx context.Context, projectID string, fs []SpikeFi
 				continue
 			}
 			id := uuid.Must(uuid.NewV7()).String()
-			res, err = tx.ExecContext(ctx, `INSERT INTO spikes(`+spikeCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+			res, err = tx.ExecContext(ctx, `INSERT INTO spikes(`+spikeCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
 				ON CONFLICT(project_id, scope, scope_id, kind, bucket_start) DO NOTHING`,
 				id, projectID, f.Scope, f.ID, f.Kind, start, FormatTime(f.BucketStart.UTC().Truncate(time.Hour).Add(time.Hour)),
-				f.Count, f.Baseline, f.Score, t, t)
+				f.Count, f.Baseline, f.Score, t, t, f.Threshold)
 			if err != nil {
 				return err
 			}
