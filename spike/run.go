@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"earshot/metrics"
 	"earshot/store"
 )
 
@@ -20,6 +21,7 @@ type Runner struct {
 	Interval time.Duration    // between runs; 5 minutes when zero
 	Now      func() time.Time // time.Now when nil
 	Log      *slog.Logger
+	Metrics  *metrics.Registry // optional
 }
 
 // Recent is how far back each run judges hours again, and announces what
@@ -49,9 +51,21 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var found *metrics.Counter
+	var took *metrics.Histogram
+	if r.Metrics != nil {
+		found = r.Metrics.Counter("earshot_spikes_detected_total", "Spike records created, by kind (volume, negative) and scope (monitor, keyword_group).", "kind", "scope")
+		took = r.Metrics.Histogram("earshot_spike_run_seconds", "Duration of one spike detection run over every project.", []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 30})
+	}
 	for {
-		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		start := time.Now()
+		sps, err := r.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
 			r.log().Warn("spike detection", "err", err)
+		}
+		took.Since(start)
+		for _, sp := range sps {
+			found.Inc(sp.Kind, sp.Scope)
 		}
 		select {
 		case <-ctx.Done():
