@@ -140,7 +140,7 @@ func verdict(ev []evidence, named []termInfo) relevanceJudgement {
 		if len(parts) == 2 {
 			break
 		}
-		if e.why != "" && !slices.Contains(parts, e.why) {
+		if e.why != "" && !slices.Contains(parts, e.why) && !saysNothingNew(e.why, parts) {
 			parts = append(parts, e.why)
 		}
 	}
@@ -565,4 +565,28 @@ func quoteList(ws []string) string {
 		q[i] = quoteTerm(w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// saysNothingNew reports whether every word a reason part quotes is
+// already quoted by the parts chosen before it ("'Acme' next to 'support'"
+// then "with 'support' from the project description").
+func saysNothingNew(why string, parts []string) bool {
+	seen := map[string]bool{}
+	for _, p := range parts {
+		for i, seg := range strings.Split(p, "'") {
+			if i%2 == 1 {
+				seen[seg] = true
+			}
+		}
+	}
+	quoted := false
+	for i, seg := range strings.Split(why, "'") {
+		if i%2 == 1 {
+			quoted = true
+			if !seen[seg] {
+				return false
+			}
+		}
+	}
+	return quoted
 }
