@@ -40,7 +40,7 @@ func TestDemoCollectsFromAllEightSources(t *testing.T) {
 		info.ProjectID == "" || info.DashboardURL != "http://127.0.0.1:8080/" {
 		t.Errorf("demo info: %+v", info)
 	}
-	if _, err := svc.Login(ctx, info.Email, info.Password); err != nil {
+	if _, err := svc.Login(ctx, info.Email, info.Password, ""); err != nil {
 		t.Errorf("the printed password does not log in: %v", err)
 	}
 	if p, err := svc.Authenticate(ctx, info.APIKey, "", ""); err != nil || p.ProjectID != info.ProjectID {
