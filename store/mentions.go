@@ -530,9 +530,12 @@ func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 
 // TriageExamples returns the most recently triaged mentions of a project:
 // ignored ones are negative relevance examples, reviewed/done positive.
+// The brand's own posts are left out: they are irrelevant for who wrote
+// them, not for their words, and a team ignoring its own announcements
+// must not teach that the product's words are off-topic.
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
-		ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
+		AND own = 0 ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -553,23 +556,25 @@ func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int)
 	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
 }
 
-// SOVRow is the count of relevant mentions of one keyword group on one day.
+// SOVRow is the count of relevant mentions of one keyword group and one
+// sentiment on one day.
 type SOVRow struct {
-	Day     string
-	GroupID string
-	Count   int
+	Day       string
+	GroupID   string
+	Sentiment string
+	Count     int
 }
 
-// ShareOfVoice counts relevant mentions per keyword group and UTC day in
-// [since, until). A mention counts once per group however many of the
-// group's monitors matched it.
+// ShareOfVoice counts relevant mentions per keyword group, sentiment and
+// UTC day in [since, until). A mention counts once per group however many
+// of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT m.id)
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
 		FROM mentions m INDEXED BY mentions_feed
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id
 		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL
-		GROUP BY day, mo.group_id ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
+		GROUP BY day, mo.group_id, m.sentiment ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
 	if err != nil {
 		return nil, err
 	}
@@ -577,7 +582,7 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 	var out []SOVRow
 	for rows.Next() {
 		var r SOVRow
-		if err := rows.Scan(&r.Day, &r.GroupID, &r.Count); err != nil {
+		if err := rows.Scan(&r.Day, &r.GroupID, &r.Sentiment, &r.Count); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
