@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -90,12 +91,22 @@ func (b *Builtin) classify(in Input) Result {
 		}
 		j.ruled = true
 	}
+	// Thanks for a problem solved is praise, whatever the problem was:
+	// "support got back to me in 6 minutes during the outage. Respect."
+	if j.thanked && (cat.Category == "bug_report" || cat.Category == "complaint") {
+		cat.Category, cat.Cue = "testimonial", cs.praiseCue
+		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
+	}
 	category := cat.Category
 	disabled := !categoryEnabled(in.Categories, category)
 	if disabled {
 		category = "other"
 	}
-	urg := urgencyFrom(a.low, category, j.compound, reach(in), j.complaint)
+	ulow := a.low
+	if j.thanked && category == "testimonial" {
+		ulow = "" // the outage a thank-you mentions is over: no alarm
+	}
+	urg := urgencyFrom(ulow, category, j.compound, reach(in), j.complaint)
 	reasons := make([]string, 0, len(urg.Reasons)+2)
 	if cat.Cue != "" && category == cat.Category {
 		reasons = append(reasons, "category "+category+": cue \""+cat.Cue+"\"")

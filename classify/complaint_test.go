@@ -73,6 +73,7 @@ func TestComplaintsAndPraise(t *testing.T) {
 		"@Brightline refund landed in 2 days, no questions asked. Impressed",
 		"@Tidewater thanks for the quick fix on the outage, back online in an hour",
 		"@Maple paid my claim in a week, painless. Thank you",
+		"Acme support got back to me in 6 minutes during the outage. Respect.",
 	}
 	for _, text := range praise {
 		r, _ := b.Classify(ctx, Input{Text: text, AuthorFollowers: 1_000_000})
@@ -105,6 +106,10 @@ func TestAlarmsRaiseUrgency(t *testing.T) {
 		if r.Category != tc.cat || r.Urgency < UrgentThreshold || r.Sentiment == "positive" || !strings.Contains(r.UrgencyReason, tc.reason) {
 			t.Errorf("%q: %s/%s urgency %d (%s; %s)", tc.text, r.Sentiment, r.Category, r.Urgency, r.CategoryReason, r.UrgencyReason)
 		}
+	}
+	// Clickbait is not a security report.
+	if r, _ := b.Classify(context.Background(), Input{Text: "EXPOSED: Acme is secretly owned by Globex?! They don't want you to know"}); r.Urgency >= UrgentThreshold {
+		t.Errorf("clickbait urgency %d (%s)", r.Urgency, r.UrgencyReason)
 	}
 	// A legal threat with reach is urgent.
 	r, _ := b.Classify(context.Background(), Input{Text: "@Acme I'm talking to my lawyer about the money you took. Unacceptable.", AuthorFollowers: 200_000})
