@@ -93,7 +93,7 @@ func (b *Builtin) classify(in Input) Result {
 	}
 	// Thanks for a problem solved is praise, whatever the problem was:
 	// "support got back to me in 6 minutes during the outage. Respect."
-	if j.thanked && (cat.Category == "bug_report" || cat.Category == "complaint") {
+	if j.thanked && cs.praise >= 1 && cs.bug < 1.5 && (cat.Category == "bug_report" || cat.Category == "complaint") {
 		cat.Category, cat.Cue = "testimonial", cs.praiseCue
 		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
 	}
