@@ -56,7 +56,8 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 		d.Website = *pr.Website
 	}
 	for _, m := range ms {
-		pm := publicMention{Source: m.Source, Author: m.AuthorHandle, Text: m.Text, URL: m.URL, PublishedAt: m.PublishedAt, Testimonial: m.Category == "testimonial"}
+		pm := publicMention{Source: m.Source, Author: m.AuthorHandle, Text: m.Text, URL: m.URL, PublishedAt: m.PublishedAt, Testimonial: m.Category == "testimonial" ||
+			m.PublicVisibility == store.VisibilityFeatured} // an editor's pick leads the wall, in the store's order
 		if pm.Testimonial {
 			d.Love = append(d.Love, pm)
 		} else {
