@@ -192,6 +192,34 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	out("list_mentions, 20 filter shapes × %d requests: p50 %s p99 %s (slowest shape %q p99 %s)", *reqs, ms(pct(all, 50)), ms(pct(all, 99)), worst, ms(worstP99))
 
+	// Triage: urgency order, stats, counts and the public wall (issue 15).
+	for _, set := range []struct {
+		name   string
+		n      int
+		shapes []string
+	}{
+		{"list_mentions sort=urgency, 5 shapes", *reqs, []string{"/api/v1/mentions?sort=urgency", "/api/v1/mentions?sort=urgency&status=new",
+			"/api/v1/mentions?sort=urgency&min_urgency=70&date_preset=last_7_days", "/api/v1/mentions?sort=urgency&source=hn", "/api/v1/mentions?sort=urgency&date_preset=today"}},
+		{"get_mention_stats (30 days by day, negative new, 24 h by hour, 7 days by monitor)", max(*reqs/10, 3), []string{"/api/v1/mention-stats",
+			"/api/v1/mention-stats?sentiment=negative&status=new", "/api/v1/mention-stats?date_preset=last_24_hours",
+			"/api/v1/mention-stats?date_preset=last_7_days&group_by=monitor"}},
+		{"count_mentions ≤1000, 3 shapes", max(*reqs/4, 3), []string{"/api/v1/mention-count", "/api/v1/mention-count?status=new&min_urgency=70",
+			"/api/v1/mention-count?source=news&category=misinformation"}},
+		{"preview_public_page (the wall, 200)", max(*reqs/4, 3), []string{"/api/v1/public-page"}},
+	} {
+		var ds []time.Duration
+		for _, path := range set.shapes {
+			for i := 0; i < set.n; i++ {
+				el, _, err := call("GET", path, "")
+				if err != nil {
+					return err
+				}
+				ds = append(ds, el)
+			}
+		}
+		out("%s: p50 %s p99 %s", set.name, ms(pct(ds, 50)), ms(pct(ds, 99)))
+	}
+
 	var sd []time.Duration
 	for _, q := range []string{"crash", "dark mode", "Gantt export", "refund", "user42", "ab", "🎉", "error 502", "acme.io", "zzqqxx"} {
 		for i := 0; i < *reqs/4; i++ {
