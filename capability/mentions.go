@@ -255,7 +255,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -268,7 +268,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if len(items) > limit {
 		out.Items = items[:limit]
 		out.HasMore = true
-		c := sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
+		c := s.sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
 	return out, nil

@@ -219,6 +219,7 @@ type CreateAlertIn struct {
 	Filters    *ViewFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
 	Active     *bool        `json:"active,omitempty" default:"true" doc:"false creates it paused."`
 	Digest     string       `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
+	Trigger    string       `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
 }
 
 type UpdateAlertIn struct {
@@ -230,6 +231,7 @@ type UpdateAlertIn struct {
 	Target     *string      `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
 	Filters    *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
 	Digest     *string      `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
+	Trigger    *string      `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
 }
 
 type AlertOut struct {
@@ -298,7 +300,10 @@ func (s *Service) alertCaps() []*Capability {
 					return nil, err
 				}
 				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: true, MinUrgency: 70, Channel: in.Channel, Target: in.Target,
-					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant")}
+					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant"), Trigger: or(in.Trigger, "mention")}
+				if err := checkSpikeFilters(a.Trigger, in.Filters); err != nil {
+					return nil, err
+				}
 				if in.MinUrgency != nil {
 					a.MinUrgency = *in.MinUrgency
 				}
@@ -345,6 +350,18 @@ func (s *Service) alertCaps() []*Capability {
 				}
 				if in.Digest != nil {
 					a.Digest = *in.Digest
+				}
+				if in.Trigger != nil {
+					a.Trigger = *in.Trigger
+				}
+				if in.Trigger != nil || in.Filters != nil {
+					var f ViewFilters
+					if err := json.Unmarshal(a.Filters, &f); err != nil {
+						return nil, err
+					}
+					if err := checkSpikeFilters(a.Trigger, &f); err != nil {
+						return nil, err
+					}
 				}
 				if in.Channel != nil || in.Target != nil {
 					if err := s.checkTarget(a.Channel, a.Target); err != nil {
