@@ -11,7 +11,7 @@ import (
 
 type StatsIn struct {
 	MentionFilters
-	Interval string `json:"interval,omitempty" in:"query" validate:"enum=hour|day" doc:"Bucket size (UTC): hour or day. Default: hour for a window of up to 3 days, day otherwise."`
+	Interval string `json:"interval,omitempty" in:"query" validate:"enum=hour|day" doc:"Bucket size (UTC): hour or day. Default: hour for a window of up to 3 days, day otherwise. Without since or date_preset the window is the last 30 days by day, the last 48 hours by hour."`
 	GroupBy  string `json:"group_by,omitempty" in:"query" validate:"enum=sentiment|monitor" default:"sentiment" doc:"sentiment: counts per sentiment only; monitor: also one series per monitor (monitors), e.g. for sparklines."`
 }
 
@@ -102,6 +102,8 @@ func (s *Service) mentionStats(ctx context.Context, p *Principal, in *StatsIn) (
 		since = *f.Since
 	case in.DatePreset == "all_time":
 		since = until.Add(-maxDayWindow) // all time, as far as a series reaches
+	case in.Interval == "hour":
+		since = until.Add(-48 * time.Hour)
 	default:
 		since = until.AddDate(0, 0, -30)
 	}
