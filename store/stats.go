@@ -237,16 +237,25 @@ func (s *Store) ExplainCount(ctx context.Context, f MentionFilter) (string, erro
 	return b.String(), rows.Err()
 }
 
-// MentionsStored counts the project's mentions collected (stored) in each
-// bucket [bounds[i], bounds[i+1]): each is a COUNT over a range of the
-// collection-order index, which holds the column, so no row is read.
-func (s *Store) MentionsStored(ctx context.Context, projectID string, bounds []time.Time) ([]int, error) {
-	out := make([]int, max(len(bounds)-1, 0))
-	for i := range out {
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM mentions INDEXED BY mentions_collected WHERE project_id = ? AND collected_at >= ? AND collected_at < ?`,
-			projectID, FormatTime(bounds[i]), FormatTime(bounds[i+1])).Scan(&out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// UsageDay is a project's consumption on one UTC day.
+type UsageDay struct {
+	Day               string
+	Mentions, Dropped int
+}
+
+// UsageDays returns the project's days from since (a UTC day, inclusive)
+// that stored or dropped something, oldest first (migration 092 keeps
+// them beside the period counters).
+func (s *Store) UsageDays(ctx context.Context, projectID string, since time.Time) ([]UsageDay, error) {
+	var out []UsageDay
+	err := s.eachRow(ctx, `SELECT day, mentions, dropped FROM usage_days WHERE project_id = ? AND day >= ? ORDER BY day`,
+		[]any{projectID, since.UTC().Format("2006-01-02")}, func(scan func(...any) error) error {
+			var d UsageDay
+			if err := scan(&d.Day, &d.Mentions, &d.Dropped); err != nil {
+				return err
+			}
+			out = append(out, d)
+			return nil
+		})
+	return out, err
 }
