@@ -40,7 +40,8 @@ type inboxData struct {
 	Sort      string              // "" (newest first) or "urgency"
 	SortLinks []viewLink          // the same filters newest first and most urgent first
 	Views     []viewLink
-	Overview  *overview // nil when the statistics are not available
+	Overview  *overview // rendered in the page (?overview=1, for browsers without JavaScript)
+	HasStats  bool      // get_mention_stats is served: the overview loads after the page
 	Monitors  []*store.Monitor
 	PollFrom  string
 	Options   map[string][]string
@@ -209,6 +210,10 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	}
 	if d.QueryErr != nil {
 		d.OpenPanel = true
+	}
+	_, d.HasStats = u.svc.Capability("get_mention_stats")
+	if d.HasStats && rq.Get("overview") == "1" {
+		d.Overview = u.inboxOverview(r, pg.P, q)
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d

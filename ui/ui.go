@@ -109,6 +109,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	// Small JSON/fragment endpoints for the inbox's JavaScript.
 	r.GET("/ui/mentions", u.authedAPI(u.mentionRows))
 	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
+	r.GET("/ui/overview", u.authedAPI(u.overviewFragment))
 	r.POST("/ui/status", u.authedAPI(u.setStatus))
 	r.POST("/ui/preview", u.authedAPI(u.preview))
 	r.POST("/ui/density", u.setDensity)

@@ -82,10 +82,25 @@
       var err = $("main .error[role=alert]");
       if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
     }
-    // The overview is open beside the inbox on a wide screen, folded above it on a narrow one.
-    $$("details[data-open-wide]").forEach(function (d) {
-      if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
-    });
+    // The overview is open beside the inbox on a wide screen, folded above
+    // it on a narrow one; the inbox fetches it after the page.
+    function openWide() {
+      $$("details[data-open-wide]").forEach(function (d) {
+        if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
+      });
+    }
+    openWide();
+    var ov = $("#overview[data-src]");
+    if (ov) {
+      fetch(ov.getAttribute("data-src"), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (j) {
+        if (!j.html) { ov.remove(); return; }
+        var wasOpen = $("details", ov) && $("details", ov).open;
+        var nu = frag(j.html).firstElementChild;
+        ov.replaceWith(nu);
+        if (wasOpen) $("details", nu).open = true;
+        openWide();
+      }).catch(function () {});
+    }
     var help = $("#help"), g = 0;
     var jumps = { i: "/", n: "/?status=new", m: "/monitors", v: "/groups", a: "/alerts", u: "/usage", s: "/settings", k: "/keys", w: "/webhooks" };
     document.addEventListener("keydown", function (e) {
