@@ -13,10 +13,10 @@ import (
 // mentions per day (or hour) by sentiment, with spikes linked to the
 // mentions behind them (get_mention_stats).
 type overview struct {
-	Chart                               chart
+	Chart                              chart
 	Total, Positive, Neutral, Negative int
-	Spikes                              []spikeItem
-	Window                              string // "from Mon 27 Oct to Wed 26 Nov"
+	Spikes                             []spikeItem
+	Window                             string // "from Mon 27 Oct to Wed 26 Nov"
 }
 
 // spikeItem is a spike in words, linked to the inbox listing its mentions.
