@@ -253,3 +253,38 @@ func shareBars(s *capability.SOVOut, sentiment map[string]map[string]int) []shar
 	}
 	return out
 }
+
+// sparkline is a small line of daily counts, with its total and peak in
+// words for the text beside it.
+type sparkline struct {
+	Points     string // SVG polyline points in a 100×24 box
+	Total, Max int
+	Days       int
+}
+
+func newSparkline(counts []int, total int) sparkline {
+	sp := sparkline{Total: total, Days: len(counts)}
+	for _, c := range counts {
+		sp.Max = max(sp.Max, c)
+	}
+	if len(counts) == 0 {
+		return sp
+	}
+	var b strings.Builder
+	for i, c := range counts {
+		x := 0.0
+		if len(counts) > 1 {
+			x = 100 * float64(i) / float64(len(counts)-1)
+		}
+		y := 22.0
+		if sp.Max > 0 {
+			y = 22 - 20*float64(c)/float64(sp.Max)
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f", x, y)
+	}
+	sp.Points = b.String()
+	return sp
+}
