@@ -16,8 +16,9 @@ import (
 	"earshot/store"
 )
 
-// MentionQuery holds the list_mentions filters; export_mentions reuses them.
-type MentionQuery struct {
+// MentionFilters are the filters of list_mentions, export_mentions and
+// get_mention_stats.
+type MentionFilters struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
 	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
 	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
@@ -32,9 +33,15 @@ type MentionQuery struct {
 	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
-	CollectedSince   string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
-	Sort             string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
+}
+
+// MentionQuery holds the list_mentions query; export_mentions reuses it.
+// Its JSON (field order included) is the cursor binding.
+type MentionQuery struct {
+	MentionFilters
+	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
+	Sort           string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
 }
 
 type ListMentionsIn struct {
@@ -142,7 +149,7 @@ func (s *Service) mentionCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}, s.wallCaps()...)
+	}, append(s.wallCaps(), s.statsCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.
@@ -245,7 +252,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -258,7 +265,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if len(items) > limit {
 		out.Items = items[:limit]
 		out.HasMore = true
-		c := sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
+		c := s.sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
 	return out, nil

@@ -169,7 +169,7 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	}
 	var before int64
 	if in.Cursor != "" {
-		n, err := decodeSeqCursor(in.Cursor, "dlv:"+in.ID+":"+in.Status)
+		n, err := s.decodeSeqCursor(in.Cursor, "dlv:"+in.ID+":"+in.Status)
 		if err != nil {
 			return nil, Invalid("cursor", "cursor is not valid for this request")
 		}
@@ -183,7 +183,7 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	if len(ds) > limit {
 		out.Deliveries = ds[:limit]
 		out.HasMore = true
-		c := encodeSeqCursor(ds[limit-1].Seq, "dlv:"+in.ID+":"+in.Status)
+		c := s.encodeSeqCursor(ds[limit-1].Seq, "dlv:"+in.ID+":"+in.Status)
 		out.NextCursor = &c
 	}
 	return out, nil

@@ -265,7 +265,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	case "create_monitor":
 		back = "/monitors"
 	case "invite_member":
-		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.TemporaryPassword == nil {
+		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.InviteURL == nil {
 			break // nothing secret to show
 		}
 		fallthrough
