@@ -63,6 +63,23 @@ func (d *inboxData) ErrFor(param string) string {
 	return ""
 }
 
+// Link is path with the inbox's query and, when k is set, k=v: one URL
+// built whole (html/template escapes a query interpolated into a URL as
+// one value, which would turn "a=b" into "a%3db").
+func (d *inboxData) Link(path, k, v string) string {
+	q := url.Values{}
+	for key, vs := range d.Q {
+		q[key] = vs
+	}
+	if k != "" {
+		q.Set(k, v)
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
 // Export is the CSV download of the current filters.
 func (d *inboxData) Export() string {
 	q := url.Values{}
