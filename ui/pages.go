@@ -45,7 +45,7 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 	} else {
 		d.SOV = o.Data.(*capability.SOVOut)
 		d.Chart, d.Narrow = sovCharts(d.SOV)
-		d.Bars = shareBars(d.SOV, nil)
+		d.Bars = shareBars(d.SOV, u.groupSentiment(r, pg.P, d.SOV))
 	}
 	pg.Data = d
 	u.render(w, pg, "groups")
@@ -152,4 +152,32 @@ func (u *UI) usage(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 func (u *UI) settings(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Project settings", "settings"
 	u.listPage(w, r, pg, "settings", "get_project", url.Values{"id": {pg.Project.ID}})
+}
+
+// groupSentiment counts each keyword group's relevant mentions per
+// sentiment over the share-of-voice window: get_mention_stats for each of
+// the group's monitors (nil when the statistics are not served).
+func (u *UI) groupSentiment(r *http.Request, p *capability.Principal, sov *capability.SOVOut) map[string]map[string]int {
+	if _, ok := u.svc.Capability("get_mention_stats"); !ok {
+		return nil
+	}
+	out := map[string]map[string]int{}
+	for _, m := range u.listMonitors(r, p) {
+		if m.GroupID == nil {
+			continue
+		}
+		st := u.mentionStats(r, p, url.Values{"monitor_id": {m.ID}, "is_relevant": {"true"}, "since": {sov.Since}, "until": {sov.Until}, "interval": {"day"}})
+		if st == nil {
+			continue
+		}
+		c := out[*m.GroupID]
+		if c == nil {
+			c = map[string]int{}
+			out[*m.GroupID] = c
+		}
+		c["positive"] += st.Totals.Positive
+		c["neutral"] += st.Totals.Neutral
+		c["negative"] += st.Totals.Negative
+	}
+	return out
 }

@@ -133,6 +133,13 @@ try {
   await Promise.all([page.waitForURL(BASE + "/"), page.getByRole("button", { name: "Compact" }).click()]);
   check(await page.locator(".mention.compact").count() > 0, "back to compact rows");
 
+  console.log("overview");
+  await page.locator("#overview svg[role=img]").waitFor({ timeout: 10000 }).catch(() => {});
+  check(await page.locator("#overview svg.chart-narrow").isVisible(), "the overview chart (mentions per day by sentiment) shows beside the inbox");
+  check(/\d+ mentions · \d+% positive/.test(await page.locator("#overview .ov-words").textContent()), "the overview sums the window up in words");
+  const ovBox = await page.locator("#overview").boundingBox(), rowBox = await page.locator(".mention").first().boundingBox();
+  check(ovBox.x > rowBox.x + rowBox.width - 1, "the overview sits beside the rows, not above them");
+
   console.log("views and the bulk bar");
   await page.goto(BASE + "/?status=new");
   check(await page.locator("details.filters[open]").count() === 0, "the built-in view New does not open the filter panel");
@@ -325,6 +332,14 @@ try {
     await axeCheck(page, `shortcut help ${w}`);
     await page.keyboard.press("Escape");
     if (w === 360) {
+      await page.goto(BASE + "/");
+      await page.locator("#overview:not([data-src])").waitFor({ timeout: 10000 }).catch(() => {});
+      check(!(await page.locator("#overview svg").isVisible()), "on a phone the overview starts folded above the rows");
+      await page.locator("#overview summary").click();
+      const ovw = await page.locator("#overview svg.chart-narrow").boundingBox();
+      check(ovw && ovw.width >= 300 && ovw.width <= 360, `unfolded, its chart spans the phone's width (${ovw && Math.round(ovw.width)} px), so 11-12 px labels stay readable`);
+      await axeCheck(page, "overview open 360");
+      await page.screenshot({ path: join(OUT, "overview-360.png") });
       await page.getByRole("button", { name: /Menu/ }).click();
       check(await page.locator("#nav-list a", { hasText: "Settings" }).isVisible(), "the phone menu opens the navigation");
       await axeCheck(page, "open menu 360");
