@@ -44,8 +44,9 @@ type legendItem struct {
 }
 
 type tick struct {
-	X, Y  float64
-	Label string
+	X, Y   float64
+	Label  string
+	Anchor string // text-anchor: middle, or end for the last label at the right edge
 }
 
 // spikeMark is a marker over a day's bar that links to the mentions behind
@@ -133,7 +134,11 @@ func stackChart(id, title, desc string, days []stackDay, w float64, name func(st
 			c.Spikes = append(c.Spikes, sp)
 		}
 		if (len(days)-1-j)%every == 0 { // the last day always labelled
-			c.Labels = append(c.Labels, tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: name(d.Date)})
+			t := tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: name(d.Date), Anchor: "middle"}
+			if t.X > c.W-24 { // would be cut at the right edge
+				t.X, t.Anchor = c.W-1, "end"
+			}
+			c.Labels = append(c.Labels, t)
 		}
 	}
 	return c

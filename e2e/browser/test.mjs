@@ -134,7 +134,7 @@ try {
   check(await page.locator(".mention.compact").count() > 0, "back to compact rows");
 
   console.log("overview");
-  await page.locator("#overview svg[role=img]").waitFor({ timeout: 10000 }).catch(() => {});
+  await page.locator("#overview svg.chart-narrow").waitFor({ timeout: 10000 }).catch(() => {});
   check(await page.locator("#overview svg.chart-narrow").isVisible(), "the overview chart (mentions per day by sentiment) shows beside the inbox");
   check(/\d+ mentions · \d+% positive/.test(await page.locator("#overview .ov-words").textContent()), "the overview sums the window up in words");
   const ovBox = await page.locator("#overview").boundingBox(), rowBox = await page.locator(".mention").first().boundingBox();
@@ -334,7 +334,7 @@ try {
     if (w === 360) {
       await page.goto(BASE + "/");
       await page.locator("#overview:not([data-src])").waitFor({ timeout: 10000 }).catch(() => {});
-      check(!(await page.locator("#overview svg").isVisible()), "on a phone the overview starts folded above the rows");
+      check(!(await page.locator("#overview svg.chart-narrow").isVisible()), "on a phone the overview starts folded above the rows");
       await page.locator("#overview summary").click();
       const ovw = await page.locator("#overview svg.chart-narrow").boundingBox();
       check(ovw && ovw.width >= 300 && ovw.width <= 360, `unfolded, its chart spans the phone's width (${ovw && Math.round(ovw.width)} px), so 11-12 px labels stay readable`);
