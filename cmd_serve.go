@@ -295,6 +295,15 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
+	spikes, err := spikeRunner(svc.Store, getenv, log)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if spikes != nil {
+		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
+	}
+
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := svc.Store.RunSearchIndexer(ctx, 500*time.Millisecond); err != nil {

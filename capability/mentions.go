@@ -79,6 +79,9 @@ type SOVGroup struct {
 	IsOwn    bool    `json:"is_own"`
 	Mentions int     `json:"mentions"`
 	Share    float64 `json:"share"`
+	Positive int     `json:"positive" doc:"Of mentions, how many are positive."`
+	Neutral  int     `json:"neutral" doc:"Of mentions, how many are neutral."`
+	Negative int     `json:"negative" doc:"Of mentions, how many are negative."`
 }
 
 type SOVDayGroup struct {
@@ -143,13 +146,13 @@ func (s *Service) mentionCaps() []*Capability {
 			s.exportMentions),
 		Define(Capability{Name: "get_share_of_voice", Title: "Share of voice", Group: "mention", Method: "GET", Path: "/api/v1/share-of-voice",
 			Scope: MentionsRead, Idempotent: true,
-			Description: "Relevant mentions per keyword group (own brand vs competitors) and UTC day over a window, with share percentages that sum to 100."},
+			Description: "Relevant mentions per keyword group (own brand vs competitors) and UTC day over a window, with share percentages that sum to 100 and each group's mentions by sentiment."},
 			s.shareOfVoice),
 		Define(Capability{Name: "preview_monitor", Title: "Preview a monitor", Group: "monitor", Method: "POST", Path: "/api/v1/monitors/preview",
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}, append(s.wallCaps(), s.statsCaps()...)...)
+	}, append(append(s.wallCaps(), s.statsCaps()...), s.countCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.
@@ -400,9 +403,14 @@ func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*S
 	}
 	out := &SOVOut{Since: store.FormatTime(since), Until: store.FormatTime(until), Groups: []SOVGroup{}, Days: []SOVDay{}}
 	totals := map[string]int{}
+	bySentiment := map[string]map[string]int{}
 	perDay := map[string]map[string]int{}
 	for _, r := range rows {
 		totals[r.GroupID] += r.Count
+		if bySentiment[r.GroupID] == nil {
+			bySentiment[r.GroupID] = map[string]int{}
+		}
+		bySentiment[r.GroupID][r.Sentiment] += r.Count
 		if perDay[r.Day] == nil {
 			perDay[r.Day] = map[string]int{}
 		}
@@ -417,7 +425,9 @@ func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*S
 	}
 	shares := Shares(counts)
 	for i, g := range groups {
-		out.Groups = append(out.Groups, SOVGroup{ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, Mentions: counts[i], Share: shares[i]})
+		bs := bySentiment[g.ID]
+		out.Groups = append(out.Groups, SOVGroup{ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, Mentions: counts[i], Share: shares[i],
+			Positive: bs["positive"], Neutral: bs["neutral"], Negative: bs["negative"]})
 	}
 	for d := time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC); d.Before(until); d = d.AddDate(0, 0, 1) {
 		key := d.Format("2006-01-02")

@@ -252,3 +252,31 @@ func medianF(v []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// UsageDay is how many mentions were stored on one UTC day.
+type UsageDay struct {
+	Date     string `json:"date"`
+	Mentions int    `json:"mentions"`
+}
+
+// usageDays is get_usage's trend: mentions stored per UTC day over the
+// last usageTrendDays days, today (so far) last.
+func (s *Service) usageDays(ctx context.Context, projectID string) ([]UsageDay, error) {
+	const usageTrendDays = 30
+	now := s.now()
+	first := now.Truncate(24*time.Hour).AddDate(0, 0, -(usageTrendDays - 1))
+	bounds := make([]time.Time, 0, usageTrendDays+1)
+	for d := first; d.Before(now); d = d.AddDate(0, 0, 1) {
+		bounds = append(bounds, d)
+	}
+	bounds = append(bounds, now.Add(time.Millisecond)) // what was stored this very millisecond too
+	counts, err := s.Store.MentionsStored(ctx, projectID, bounds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsageDay, len(counts))
+	for i, n := range counts {
+		out[i] = UsageDay{Date: bounds[i].Format("2006-01-02"), Mentions: n}
+	}
+	return out, nil
+}

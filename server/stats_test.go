@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
@@ -109,5 +110,52 @@ func TestMentionStats(t *testing.T) {
 	d = e.do("GET", "/api/v1/mention-stats?date_preset=all_time", e.keyA, nil).ok().data()
 	if len(d["buckets"].([]any)) != 367 {
 		t.Fatalf("all_time: %d day buckets, want the last 366 days and today", len(d["buckets"].([]any)))
+	}
+}
+
+// TestUsageDaysAndSOVSentiment: get_usage's trend counts the mentions
+// stored each day (today last, one tenant only); share of voice splits each
+// group's mentions by sentiment.
+func TestUsageDaysAndSOVSentiment(t *testing.T) {
+	e := newEnv(t)
+	own := e.do("POST", "/api/v1/keyword-groups", e.keyA, map[string]any{"name": "Acme", "is_own": true}).ok().data()["id"].(string)
+	comp := e.do("POST", "/api/v1/keyword-groups", e.keyA, map[string]any{"name": "Globex"}).ok().data()["id"].(string)
+	mo := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "A", "keywords": []string{"acme"}, "group_id": own}).ok().data()["id"].(string)
+	mc := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "G", "keywords": []string{"globex"}, "group_id": comp}).ok().data()["id"].(string)
+	day := time.Now().UTC().Add(-26 * time.Hour)
+	e.seedMentions(e.projA, []string{mo}, 4, day, func(i int, m *store.NewMention) {
+		m.ExternalID, m.Sentiment = "o"+itoa(i), []string{"positive", "positive", "negative", "neutral"}[i]
+	})
+	e.seedMentions(e.projA, []string{mc}, 3, day, func(i int, m *store.NewMention) {
+		m.ExternalID, m.Sentiment = "c"+itoa(i), "negative"
+		m.IsRelevant = i < 2
+	})
+	e.seedMentions(e.projB, nil, 5, day, nil)
+
+	groups := e.do("GET", "/api/v1/share-of-voice?date_preset=last_7_days", e.keyA, nil).ok().data()["groups"].([]any)
+	got := map[string]string{}
+	for _, g := range groups {
+		gm := g.(map[string]any)
+		got[gm["name"].(string)] = fmt.Sprintf("%v/%v/%v of %v", gm["positive"], gm["neutral"], gm["negative"], gm["mentions"])
+	}
+	if got["Acme"] != "2/1/1 of 4" || got["Globex"] != "0/0/2 of 2" {
+		t.Fatalf("share of voice by sentiment: %v", got)
+	}
+
+	d := e.do("GET", "/api/v1/usage", e.keyA, nil).ok().data()
+	days := d["days"].([]any)
+	if len(days) != 30 {
+		t.Fatalf("%d usage days", len(days))
+	}
+	last := days[29].(map[string]any)
+	if last["date"] != time.Now().UTC().Format("2006-01-02") || last["mentions"].(float64) != 7 {
+		t.Fatalf("today: %v", last)
+	}
+	sum := 0.0
+	for _, dd := range days {
+		sum += dd.(map[string]any)["mentions"].(float64)
+	}
+	if sum != 7 || d["mentions_used"].(float64) != 7 {
+		t.Fatalf("usage days sum %v, mentions_used %v", sum, d["mentions_used"])
 	}
 }

@@ -553,23 +553,25 @@ func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int)
 	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
 }
 
-// SOVRow is the count of relevant mentions of one keyword group on one day.
+// SOVRow is the count of relevant mentions of one keyword group and one
+// sentiment on one day.
 type SOVRow struct {
-	Day     string
-	GroupID string
-	Count   int
+	Day       string
+	GroupID   string
+	Sentiment string
+	Count     int
 }
 
-// ShareOfVoice counts relevant mentions per keyword group and UTC day in
-// [since, until). A mention counts once per group however many of the
-// group's monitors matched it.
+// ShareOfVoice counts relevant mentions per keyword group, sentiment and
+// UTC day in [since, until). A mention counts once per group however many
+// of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT m.id)
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
 		FROM mentions m INDEXED BY mentions_feed
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id
 		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL
-		GROUP BY day, mo.group_id ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
+		GROUP BY day, mo.group_id, m.sentiment ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
 	if err != nil {
 		return nil, err
 	}
@@ -577,7 +579,7 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 	var out []SOVRow
 	for rows.Next() {
 		var r SOVRow
-		if err := rows.Scan(&r.Day, &r.GroupID, &r.Count); err != nil {
+		if err := rows.Scan(&r.Day, &r.GroupID, &r.Sentiment, &r.Count); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -209,3 +209,17 @@ func (s *Store) ExplainCount(ctx context.Context, f MentionFilter) (string, erro
 	}
 	return b.String(), rows.Err()
 }
+
+// MentionsStored counts the project's mentions collected (stored) in each
+// bucket [bounds[i], bounds[i+1]): each is a COUNT over a range of the
+// collection-order index, which holds the column, so no row is read.
+func (s *Store) MentionsStored(ctx context.Context, projectID string, bounds []time.Time) ([]int, error) {
+	out := make([]int, max(len(bounds)-1, 0))
+	for i := range out {
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM mentions INDEXED BY mentions_collected WHERE project_id = ? AND collected_at >= ? AND collected_at < ?`,
+			projectID, FormatTime(bounds[i]), FormatTime(bounds[i+1])).Scan(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -115,6 +115,19 @@ func TestTriageLatency(t *testing.T) {
 		f.ProjectID = pid
 		measure(name, 10, func() error { _, err := st.MentionCounts(ctx, f, c.bounds); return err })
 	}
+	measure("count hn ≥95 misinformation, cancelled at 50 ms", 5, func() error {
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := st.CountMentions(cctx, store.MentionFilter{ProjectID: pid, Source: "hn", MinUrgency: new(95), Category: "misinformation"}, 1001)
+		if err == nil {
+			t.Log("count finished within 50 ms")
+		}
+		return nil
+	})
+	measure("usage: stored per day, 30 days (all 1M stored today)", 10, func() error {
+		_, err := st.MentionsStored(ctx, pid, series(30, 24*time.Hour))
+		return err
+	})
 	measure("stats by monitor, 14 days by day", 10, func() error {
 		_, err := st.MentionCountsByMonitor(ctx, store.MentionFilter{ProjectID: pid}, days14)
 		return err
