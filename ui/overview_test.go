@@ -101,3 +101,10 @@ func TestLoadMoreLinkKeepsFilters(t *testing.T) {
 		t.Errorf("the next page: %d, %d rows", st, strings.Count(next, `class="mention `))
 	}
 }
+
+// TestUsageTrend: the usage page draws mentions stored per day.
+func TestUsageTrend(t *testing.T) {
+	_, c := ownerClient(t, 7)
+	_, body, _ := c.get("/usage")
+	must(t, body, "Mentions stored per day, last", `<title id="use-w-t">`, `<title id="use-n-t">`, "mentions stored: 7</title>", "7 in ")
+}

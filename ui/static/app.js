@@ -207,6 +207,7 @@
           }
         });
         if (drain && wasCur && j.rows[wasCur]) { cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
+        if (drain) bumpCount(-rec.items.length);
         updateCount();
         var n = changed.length;
         var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
@@ -221,6 +222,13 @@
       }).catch(function () { showError("Network error; nothing was changed."); });
     }
     function setStatus(ids, status) { change(ids, "status", status); }
+    // The current view's count follows what leaves it and comes back.
+    function bumpCount(d) {
+      var c = $('.view-list a[aria-current="page"] .vcount');
+      if (!c || !/^\d+$/.test(c.textContent)) return;
+      var n = Math.max(0, parseInt(c.textContent, 10) + d);
+      c.textContent = String(n); c.setAttribute("data-count", String(n));
+    }
     function undo() {
       var rec = undoStack.pop();
       if (!rec) { announce("Nothing to undo"); return; }
@@ -245,6 +253,7 @@
             if (!restored) restored = nu;
           });
           var empty = $("#more .empty"); if (empty) empty.remove();
+          bumpCount(items.filter(function (it) { return it.after !== undefined; }).length);
           if (restored) setCur(restored);
           showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[pv] + ".", false);
           announce("Undone");
