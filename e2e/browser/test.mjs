@@ -309,8 +309,12 @@ try {
   console.log("accessibility (axe-core) and fit at 1280x800 and 360x780");
   const anyID = (await api("/api/v1/mentions?limit=1")).body.data.items[0].id;
   const monID = (await api("/api/v1/monitors")).body.data.monitors[0].id;
+  const wh = await fetch(BASE + "/api/v1/webhooks", { method: "POST", headers: { Authorization: "Bearer " + KEY, "Content-Type": "application/json" },
+    body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["mention.updated"] }) }).then(r => r.json());
+  check(!!(wh.data && wh.data.id), "a webhook to check its pages with: " + JSON.stringify(wh).slice(0, 120));
+  const whID = wh.data && wh.data.id;
   const pages = ["/", "/?status=new", "/?min_urgency=70&status=new", "/?category=testimonial&min_urgency=10", "/mentions/" + anyID, "/monitors", "/monitors/new", "/monitors/" + monID,
-    "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new", "/wall", "/?sort=urgency"];
+    "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new", "/wall", "/?sort=urgency", "/webhooks/" + whID];
   for (const [w, h] of [[1280, 800], [360, 780]]) {
     await page.setViewportSize({ width: w, height: h });
     for (const p of pages) {
@@ -319,6 +323,13 @@ try {
       if (w === 360) {
         const sw = await page.evaluate(() => document.documentElement.scrollWidth);
         check(sw <= 360, `${p} fits 360 px (scrollWidth ${sw})`);
+        // No control cut off, none scrolled out of reach inside a box.
+        const clipped = await page.evaluate(() => [...document.querySelectorAll("main button, main a, main input, main select, main summary")].filter(e => {
+          const r = e.getBoundingClientRect();
+          if (r.width === 0 || e.closest("[hidden], details:not([open]) > :not(summary)")) return false;
+          return r.right > window.innerWidth + 0.5 || r.left < -0.5;
+        }).map(e => e.textContent.trim().slice(0, 20)));
+        check(clipped.length === 0, `${p}: no clipped control at 360 px` + (clipped.length ? " (" + clipped.join(", ") + ")" : ""));
       }
     }
     // States: a current row with its buttons, the bulk bar, the undo toast, the help, the open menu.
