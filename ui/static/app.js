@@ -1,7 +1,9 @@
 // Earshot dashboard: progressive enhancement only. Every page works without
-// this file; with it the inbox gets keyboard triage, in-place status
-// changes, bulk actions, infinite scroll and live new mentions, and the
-// monitor form a live preview.
+// this file; with it the inbox gets keyboard triage that drains a status
+// view with undo, in-place status and public-page changes, bulk actions,
+// infinite scroll, live new mentions and its overview fetched after the
+// rows; every page the phone menu, copy buttons, focus on a form's first
+// error, g-jumps and the shortcut help; the monitor form a live preview.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
