@@ -154,6 +154,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	call := func(method, path string, body string) (time.Duration, []byte, error) {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key.Key)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		t0 := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
