@@ -107,6 +107,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if _, err := classify.FromEnv(getenv); err != nil {
 		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
 	}
+	if _, err := spikeRunner(nil, getenv, nil, nil); err != nil {
+		return usagef("invalid value for %v", err)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -294,6 +297,15 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 			log.Error("delivery worker stopped", "err", err)
 		}
 	})
+
+	spikes, err := spikeRunner(svc.Store, getenv, log, reg)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if spikes != nil {
+		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
+	}
 
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
 	b.goRun(bctx, func(ctx context.Context) {
