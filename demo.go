@@ -74,7 +74,7 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 		{
 			"name":           "Acme",
 			"keywords":       []string{"Acme", "acme.example", "@acme", "Acme Projects"},
-			"watch_accounts": []string{"acme", collect.DemoLinkedInOrganization},
+			"watch_accounts": []string{"acme", collect.DemoLinkedInOrganization, collect.DemoBlueskyAccount, collect.DemoMastodonAccount},
 			"feed_urls":      collect.DemoFeedURLs(replayURL),
 			"review_urls":    collect.DemoReviewURLs(replayURL),
 			"group_id":       own.ID,
@@ -110,7 +110,7 @@ func demoEnv(replayURL string) func(string) string {
 
 // printDemo writes the demo's welcome: where to look and how to log in.
 func printDemo(w io.Writer, info *DemoInfo) {
-	fmt.Fprintf(w, "earshot demo is running: recorded posts from all eight sources are being collected now.\n\n")
+	fmt.Fprintf(w, "earshot demo is running: recorded posts from all ten sources are being collected now.\n\n")
 	fmt.Fprintf(w, "  Dashboard  %s\n", info.DashboardURL)
 	fmt.Fprintf(w, "  Login      %s\n", info.Email)
 	fmt.Fprintf(w, "  Password   %s\n", info.Password)

@@ -17,7 +17,8 @@ import (
 
 // The demo, end to end below HTTP: prepareDemo seeds a fresh data dir, a
 // scheduler runs the real collectors (through demoEnv) against the replay
-// server, and mentions from all eight sources are stored, classified.
+// server, and mentions from every source (collect.Sources, Bluesky and Mastodon
+// included) are stored, classified.
 func TestDemoCollectsFromAllEightSources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
