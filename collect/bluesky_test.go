@@ -364,4 +364,3 @@ func TestBlueskyWatchHandles(t *testing.T) {
 		t.Errorf("watchHandles = %q, want %q", got, want)
 	}
 }
-
