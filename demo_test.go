@@ -19,7 +19,7 @@ import (
 // scheduler runs the real collectors (through demoEnv) against the replay
 // server, and mentions from every source (collect.Sources, Bluesky and Mastodon
 // included) are stored, classified.
-func TestDemoCollectsFromAllEightSources(t *testing.T) {
+func TestDemoCollectsFromAllSources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, t.TempDir())
