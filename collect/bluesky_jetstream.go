@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"earshot/deliver"
 )
 
 // Jetstream mode (no Bluesky credentials). Jetstream is Bluesky's JSON
@@ -92,6 +94,10 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 	u, err := url.Parse(b.cfg.JetstreamURL)
 	if err != nil {
 		return Batch{}, fmt.Errorf("bluesky: jetstream URL: %w", err)
+	}
+	// Tests stay hermetic, as for every platform request (HTTP.Do).
+	if err := deliver.CheckLoopbackURL(u); err != nil {
+		return Batch{}, fmt.Errorf("bluesky: %w", err)
 	}
 	qs := u.Query()
 	qs.Set("wantedCollections", bskyPostCollection)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"earshot/store"
 )
 
 // jetstreamFake replays testdata/bluesky/jetstream.jsonl over a websocket
@@ -246,5 +248,32 @@ func TestJetstreamCursorState(t *testing.T) {
 		if got := jetstreamCursor(state); got != want {
 			t.Errorf("jetstreamCursor(%q) = %d, want %d", state, got, want)
 		}
+	}
+}
+
+// Through the scheduler: the Jetstream source is ok with a note that it is
+// live only, and the next scan resumes from the cursor the first one left
+// in the source's state.
+func TestSchedulerJetstreamNoteAndResume(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	js, c := newJetstreamFake(t)
+	m := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.Sources = []string{"bluesky"} })
+	s, clk := newTestScheduler(f, registryOf(c), SchedulerConfig{})
+	if _, err := s.ScanDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := sourceStatus(t, f, m, "bluesky")
+	if st.Status != "ok" || !strings.Contains(st.Detail, "live only") {
+		t.Fatalf("status %+v, want ok saying live only", st)
+	}
+	clk.add(20 * time.Minute)
+	if _, err := s.ScanDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if len(js.cursors) != 2 || js.cursors[1] != strconv.FormatInt(jetstreamT0+1e6, 10) {
+		t.Errorf("cursors asked %v; the second scan should resume at %d", js.cursors, jetstreamT0+1e6)
 	}
 }

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"earshot/deliver"
 )
 
 // bskyFake fakes a PDS/AppView: sessions, searchPosts (two pages by
@@ -362,5 +365,22 @@ func TestBlueskyWatchHandles(t *testing.T) {
 	want := []string{"acme.bsky.social", "acme.com", "did:plc:abc123", "did:web:acme.com"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("watchHandles = %q, want %q", got, want)
+	}
+}
+
+// Like every collector (hermetic_test.go), Bluesky in both modes and
+// Mastodon left on their real hosts fail at once under test.
+func TestBlueskyAndMastodonStayOnLoopbackUnderTest(t *testing.T) {
+	for name, c := range map[string]Collector{
+		"bluesky search":    NewBluesky(BlueskyConfig{Handle: "a.bsky.social", AppPassword: "p"}),
+		"bluesky jetstream": NewBluesky(BlueskyConfig{}),
+		"mastodon":          NewMastodon(MastodonConfig{Instances: "mastodon.social=tok"}),
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := c.Fetch(ctx, Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour)})
+		cancel()
+		if !errors.Is(err, deliver.ErrLoopbackOnly) {
+			t.Errorf("%s on its default host: %v, want the loopback-only refusal", name, err)
+		}
 	}
 }
