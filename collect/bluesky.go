@@ -78,6 +78,7 @@ type Bluesky struct {
 	mu   sync.Mutex
 	sess *bskySession
 	dids map[string]string // handle → DID, for watch_accounts in Jetstream mode
+	js   jetstreamShare    // Jetstream mode: the stream read so far, shared by monitors
 }
 
 type bskySession struct {

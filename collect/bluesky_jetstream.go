@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -22,12 +23,14 @@ import (
 // time_us, the server's receive time in microseconds, which is also the
 // cursor to resume from.
 //
-// A scan connects with the cursor of the monitor's previous scan (its
-// State, "jetstream:<time_us>"), reads the stream until it reaches the time
-// the scan started (or the stream goes quiet, or the scan's budget is
-// spent), matches each post with the monitor's own rule (the matcher of the
+// A scan starts from the cursor of the monitor's previous scan (its State,
+// "jetstream:<time_us>"), reads the stream until it reaches the time the
+// scan started (or the stream goes quiet, or the scan's budget is spent),
+// matches each post with the monitor's own rule (the matcher of the
 // pipeline), and leaves the cursor of the last event read as the new State.
-// So a restart resumes where the last scan stopped. The first scan of a
+// So a restart resumes where the last scan stopped. The stream is read once
+// for all monitors (jetstreamShare): a scan whose cursor falls in the
+// stretch already read only reads on from its end. The first scan of a
 // monitor starts at the live edge: no backfill. A cursor older than
 // JetstreamCatchUp (an instance that was down for a day) is moved forward,
 // since replaying a day of the whole network is not what Jetstream is for.
@@ -77,7 +80,50 @@ func jetstreamCursor(state string) int64 {
 	return n
 }
 
+// jetstreamShare is the stretch of the stream already read, shared by the
+// scans of every monitor: the stream is read once over [from, to], and the
+// posts that matched any monitor's rule then are kept (only those, so memory
+// stays small), for the next monitors whose cursors fall in that stretch. A
+// monitor whose rule is new or changed is served from the share only for
+// what was read after its rule was known; for older cursors the stream is
+// read again from its cursor. Scans of Jetstream take turns (mu).
+type jetstreamShare struct {
+	mu    sync.Mutex
+	from  int64 // 0: nothing read yet
+	to    int64
+	hits  []jetstreamHit
+	held  map[string]bool           // ExternalIDs in hits: a read resumed at "to" sees its last event again
+	rules map[string]*jetstreamRule // by monitor
+}
+
+type jetstreamHit struct {
+	timeUS int64
+	post   Post
+}
+
+type jetstreamRule struct {
+	key       string
+	m         *Matcher
+	validFrom int64 // the share holds this rule's posts from here on
+	lastUsed  time.Time
+}
+
+// jetstreamRuleTTL: a monitor not scanned for this long (deleted, paused)
+// no longer makes the shared reading keep its posts.
+const jetstreamRuleTTL = 24 * time.Hour
+
 func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
+	rule := RuleFromQuery(q)
+	rule.WatchAccounts = append(append([]string(nil), q.WatchAccounts...), b.watchDIDs(ctx, q.WatchAccounts)...)
+	key, _ := json.Marshal(rule)
+	id := q.MonitorID
+	if id == "" {
+		id = string(key)
+	}
+
+	sh := &b.js
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	now := b.cfg.Now()
 	target := now.UnixMicro()
 	cursor := jetstreamCursor(q.State)
@@ -87,21 +133,87 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 	if cursor == 0 {
 		cursor = target // live edge: Jetstream mode does not backfill
 	}
-	rule := RuleFromQuery(q)
-	rule.WatchAccounts = append(append([]string(nil), q.WatchAccounts...), b.watchDIDs(ctx, q.WatchAccounts)...)
-	m := Compile(rule)
+	if sh.rules == nil {
+		sh.rules = map[string]*jetstreamRule{}
+	}
+	for k, r := range sh.rules {
+		if now.Sub(r.lastUsed) > jetstreamRuleTTL {
+			delete(sh.rules, k)
+		}
+	}
+	r := sh.rules[id]
+	if r == nil || r.key != string(key) {
+		r = &jetstreamRule{key: string(key), m: Compile(rule), validFrom: sh.to}
+		sh.rules[id] = r
+	}
+	r.lastUsed = now
 
+	// Read on from where the share ends, or, when it does not cover this
+	// monitor's cursor, afresh from the cursor.
+	start := sh.to
+	if sh.to == 0 || cursor < sh.from || cursor < r.validFrom {
+		start = cursor
+		sh.from, sh.to, sh.hits, sh.held = cursor, cursor, nil, map[string]bool{}
+		for _, rr := range sh.rules {
+			rr.validFrom = cursor
+		}
+	}
+	var readErr error
+	// A first scan (start == target) still connects: it checks the stream
+	// answers and starts at its live edge.
+	if start <= target {
+		readErr = b.readJetstream(ctx, sh, start, target)
+		if ctx.Err() != nil {
+			return Batch{}, ctx.Err()
+		}
+	}
+	state := max(sh.to, cursor)
+	if readErr != nil && state <= cursor {
+		// Nothing read past this monitor's cursor: a failed scan. (Events
+		// arrive in time_us order, so a stream that broke after some
+		// events leaves a complete stretch up to the last one.)
+		return Batch{}, readErr
+	}
+	var posts []Post
+	for _, h := range sh.hits {
+		if h.timeUS >= cursor && r.m.Match(h.post) {
+			p := h.post
+			p.Engagement = map[string]int64{} // the share's posts are not handed out to be changed
+			posts = append(posts, p)
+		}
+	}
+	// Keep the share to the catch-up window.
+	if floor := now.Add(-b.cfg.JetstreamCatchUp).UnixMicro(); sh.from < floor {
+		i := 0
+		for i < len(sh.hits) && sh.hits[i].timeUS < floor {
+			i++
+		}
+		for _, h := range sh.hits[:i] {
+			delete(sh.held, h.post.ExternalID)
+		}
+		sh.hits = append([]jetstreamHit(nil), sh.hits[i:]...)
+		sh.from = floor
+	}
+	posts = b.hydrate(ctx, posts)
+	return Batch{Posts: posts, State: jetstreamStatePrefix + strconv.FormatInt(state, 10)}, nil
+}
+
+// readJetstream reads the stream from start until an event at or after
+// target (the scan's start), a quiet spell of JetstreamIdle, or the
+// JetstreamBudget, adding to the share the posts any monitor's rule wants.
+// An error means the stream failed; what was read before stays in the share.
+func (b *Bluesky) readJetstream(ctx context.Context, sh *jetstreamShare, start, target int64) error {
 	u, err := url.Parse(b.cfg.JetstreamURL)
 	if err != nil {
-		return Batch{}, fmt.Errorf("bluesky: jetstream URL: %w", err)
+		return fmt.Errorf("bluesky: jetstream URL: %w", err)
 	}
 	// Tests stay hermetic, as for every platform request (HTTP.Do).
 	if err := deliver.CheckLoopbackURL(u); err != nil {
-		return Batch{}, fmt.Errorf("bluesky: %w", err)
+		return fmt.Errorf("bluesky: %w", err)
 	}
 	qs := u.Query()
 	qs.Set("wantedCollections", bskyPostCollection)
-	qs.Set("cursor", strconv.FormatInt(cursor, 10))
+	qs.Set("cursor", strconv.FormatInt(start, 10))
 	u.RawQuery = qs.Encode()
 
 	scanCtx, cancel := context.WithTimeout(ctx, b.cfg.JetstreamBudget)
@@ -111,33 +223,22 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 		HTTPHeader: http.Header{"User-Agent": {UserAgent}},
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return Batch{}, ctx.Err()
-		}
 		if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-			return Batch{}, &RateLimitedError{Source: "bluesky", Until: b.http.rateLimitUntil(resp.Header)}
+			return &RateLimitedError{Source: "bluesky", Until: b.http.rateLimitUntil(resp.Header)}
 		}
-		return Batch{}, fmt.Errorf("bluesky: jetstream: %w", err)
+		return fmt.Errorf("bluesky: jetstream: %w", err)
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(jetstreamReadLimit)
-
-	last := cursor
-	read := 0
-	var posts []Post
-	var readErr error
 	for {
 		readCtx, cancelRead := context.WithTimeout(scanCtx, b.cfg.JetstreamIdle)
 		typ, data, err := conn.Read(readCtx)
 		cancelRead()
 		if err != nil {
-			if ctx.Err() != nil {
-				return Batch{}, ctx.Err()
-			}
 			// Quiet for JetstreamIdle or the budget spent: caught up as far
 			// as this scan goes. Anything else is a broken stream.
-			if !errors.Is(err, context.DeadlineExceeded) {
-				readErr = err
+			if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("bluesky: jetstream: %w", err)
 			}
 			break
 		}
@@ -146,29 +247,26 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 		}
 		var ev jetstreamEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
-			readErr = fmt.Errorf("%w: %v", errMalformed, err)
-			break
+			return fmt.Errorf("bluesky: jetstream: %w: %v", errMalformed, err)
 		}
-		read++
-		if ev.TimeUS > last {
-			last = ev.TimeUS
+		if ev.TimeUS > sh.to {
+			sh.to = ev.TimeUS
 		}
-		if p, ok := jetstreamPost(ev); ok && m.Match(p) {
-			posts = append(posts, p)
+		if p, ok := jetstreamPost(ev); ok && !sh.held[p.ExternalID] {
+			for _, r := range sh.rules {
+				if r.m.Match(p) {
+					sh.hits = append(sh.hits, jetstreamHit{timeUS: ev.TimeUS, post: p})
+					sh.held[p.ExternalID] = true
+					break
+				}
+			}
 		}
 		if ev.TimeUS >= target {
 			break // reached the time this scan started
 		}
 	}
 	conn.Close(websocket.StatusNormalClosure, "")
-	// Events arrive in time_us order, so what was read up to the failure is
-	// complete: keep it and resume after it. A stream that broke before one
-	// event is a failed scan.
-	if readErr != nil && read == 0 {
-		return Batch{}, fmt.Errorf("bluesky: jetstream: %w", readErr)
-	}
-	posts = b.hydrate(ctx, posts)
-	return Batch{Posts: posts, State: jetstreamStatePrefix + strconv.FormatInt(last, 10)}, nil
+	return nil
 }
 
 // jetstreamPost is the Post of a commit that creates a post.

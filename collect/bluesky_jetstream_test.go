@@ -112,13 +112,26 @@ func (f *jetstreamFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var jetstreamT0 = testNowC.UnixMicro()
 
 func newJetstreamFake(t *testing.T) (*jetstreamFake, *Bluesky) {
+	return newJetstreamFakeAt(t, nowC)
+}
+
+func newJetstreamFakeAt(t *testing.T, now func() time.Time) (*jetstreamFake, *Bluesky) {
 	f := &jetstreamFake{t: t}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	c := NewBluesky(BlueskyConfig{BaseURL: srv.URL, JetstreamURL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/subscribe",
-		Client: srv.Client(), Now: nowC, JetstreamIdle: 300 * time.Millisecond, JetstreamBudget: 5 * time.Second})
+		Client: srv.Client(), Now: now, JetstreamIdle: 300 * time.Millisecond, JetstreamBudget: 5 * time.Second})
 	return f, c
 }
+
+// movingNow is a clock the test moves.
+type movingNow struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (m *movingNow) now() time.Time  { m.mu.Lock(); defer m.mu.Unlock(); return m.t }
+func (m *movingNow) set(t time.Time) { m.mu.Lock(); defer m.mu.Unlock(); m.t = t }
 
 // The first scan starts at the live edge (no backfill) and keeps the
 // cursor of the last event read.
@@ -222,8 +235,9 @@ func TestJetstreamBrokenStream(t *testing.T) {
 		t.Errorf("after a drop: %d posts, state %q", len(b.Posts), b.State)
 	}
 
-	f.closeAt = -1 // closes at once when nothing is after the cursor
-	b, err = c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, State: "jetstream:" + strconv.FormatInt(jetstreamT0+60e6, 10)})
+	f1, c1 := newJetstreamFakeAt(t, func() time.Time { return testNowC.Add(2 * time.Minute) })
+	f1.closeAt = -1 // closes at once when nothing is after the cursor
+	b, err = c1.Fetch(context.Background(), Query{Keywords: []string{"acme"}, State: "jetstream:" + strconv.FormatInt(jetstreamT0+60e6, 10)})
 	if err == nil || b.State != "" {
 		t.Errorf("a stream closed before any event: state %q, err %v", b.State, err)
 	}
@@ -257,7 +271,8 @@ func TestJetstreamCursorState(t *testing.T) {
 func TestSchedulerJetstreamNoteAndResume(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	js, c := newJetstreamFake(t)
+	clock := &movingNow{t: testNowC}
+	js, c := newJetstreamFakeAt(t, clock.now)
 	m := f.monitor(t, f.project.ID, func(m *store.Monitor) { m.Sources = []string{"bluesky"} })
 	s, clk := newTestScheduler(f, registryOf(c), SchedulerConfig{})
 	if _, err := s.ScanDue(ctx); err != nil {
@@ -268,6 +283,7 @@ func TestSchedulerJetstreamNoteAndResume(t *testing.T) {
 		t.Fatalf("status %+v, want ok saying live only", st)
 	}
 	clk.add(20 * time.Minute)
+	clock.set(testNowC.Add(4 * time.Second))
 	if _, err := s.ScanDue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -276,4 +292,52 @@ func TestSchedulerJetstreamNoteAndResume(t *testing.T) {
 	if len(js.cursors) != 2 || js.cursors[1] != strconv.FormatInt(jetstreamT0+1e6, 10) {
 		t.Errorf("cursors asked %v; the second scan should resume at %d", js.cursors, jetstreamT0+1e6)
 	}
+}
+
+// Monitors share what was read: a second monitor whose cursor the shared
+// stretch covers is served without reading the stream again, with its own
+// rule; a monitor new to the share is read afresh from its cursor once.
+func TestJetstreamSharedAcrossMonitors(t *testing.T) {
+	clock := &movingNow{t: testNowC}
+	f, c := newJetstreamFakeAt(t, clock.now)
+	old := "jetstream:" + strconv.FormatInt(jetstreamT0-600e6, 10)
+	scan := func(id string, kw []string, state string) Batch {
+		t.Helper()
+		b, err := c.Fetch(context.Background(), Query{MonitorID: id, Keywords: kw, State: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	texts := func(b Batch) string {
+		var out []string
+		for _, p := range b.Posts {
+			out = append(out, p.Text)
+		}
+		return strings.Join(out, "|")
+	}
+	a1 := scan("A", []string{"acme"}, old)
+	l1 := scan("L", []string{"recurring"}, old) // new to the share: read again from its cursor
+	if texts(l1) != "we shipped recurring tasks" || len(a1.Posts) != 3 {
+		t.Fatalf("round 1: A %q, L %q", texts(a1), texts(l1))
+	}
+	clock.set(testNowC.Add(4 * time.Second))
+	a2 := scan("A", []string{"acme"}, a1.State)
+	l2 := scan("L", []string{"recurring"}, l1.State)
+	f.mu.Lock()
+	cursors := append([]string(nil), f.cursors...)
+	f.mu.Unlock()
+	want := []string{strconv.FormatInt(jetstreamT0-600e6, 10), strconv.FormatInt(jetstreamT0-600e6, 10), strconv.FormatInt(jetstreamT0+1e6, 10)}
+	if strings.Join(cursors, ",") != strings.Join(want, ",") {
+		t.Errorf("connections with cursors %v, want %v (L's second scan served from the share)", cursors, want)
+	}
+	if texts(a2) != "acme live edge post|acme after the scan started" || len(l2.Posts) != 0 || l2.State != a2.State {
+		t.Errorf("round 2: A %q (%s), L %q (%s)", texts(a2), a2.State, texts(l2), l2.State)
+	}
+	// A changed rule is not served from posts kept for the old one.
+	scan("L", []string{"recurring", "acme"}, l1.State)
+	if f.mu.Lock(); len(f.cursors) != 4 || f.cursors[3] != strconv.FormatInt(jetstreamT0+1e6, 10) {
+		t.Errorf("after L's rule changed: cursors %v", f.cursors)
+	}
+	f.mu.Unlock()
 }
