@@ -27,7 +27,8 @@ import (
 //     favourited or was mentioned in; an instance without its search
 //     backend answers nothing;
 //   - the statuses of watch_accounts (user@instance), looked up on the
-//     account's home instance when it is listed, otherwise the first one.
+//     account's home instance when it is listed, otherwise the first one
+//     (which, with a token, fetches an account it does not know yet).
 //
 // Timelines and account statuses page through the Link header (rel="next",
 // max_id) until posts older than Query.Since; search pages by offset. Each
@@ -303,7 +304,8 @@ func (m *Mastodon) search(ctx context.Context, inst MastodonInstance, term strin
 }
 
 // lookup returns the instance's id of account acct (user@host); "" when the
-// instance does not know it. Ids are remembered for the process's life.
+// instance does not know it (and cannot resolve it: no token, or no such
+// account). Ids are remembered for the process's life.
 func (m *Mastodon) lookup(ctx context.Context, inst MastodonInstance, acct string) (string, error) {
 	key := inst.BaseURL + "|" + strings.ToLower(acct)
 	m.mu.Lock()
@@ -321,10 +323,27 @@ func (m *Mastodon) lookup(ctx context.Context, inst MastodonInstance, acct strin
 	}
 	if _, err := m.get(ctx, inst, "/api/v1/accounts/lookup", url.Values{"acct": {acct}}, &a); err != nil {
 		var se *StatusError
-		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		if !errors.As(err, &se) || se.Status != http.StatusNotFound {
+			return "", err
+		}
+		// Not known there yet. With a token the instance can fetch a remote
+		// account (WebFinger) through search with resolve=true.
+		if inst.Token == "" || !strings.Contains(acct, "@") {
 			return "", nil
 		}
-		return "", err
+		var res struct {
+			Accounts []struct {
+				ID   string `json:"id"`
+				Acct string `json:"acct"`
+			} `json:"accounts"`
+		}
+		if _, err := m.get(ctx, inst, "/api/v2/search", url.Values{"q": {"@" + acct}, "type": {"accounts"}, "resolve": {"true"}, "limit": {"1"}}, &res); err != nil {
+			return "", err
+		}
+		if len(res.Accounts) == 0 || !strings.EqualFold(res.Accounts[0].Acct, acct) {
+			return "", nil
+		}
+		a.ID = res.Accounts[0].ID
 	}
 	if a.ID == "" {
 		return "", fmt.Errorf("%w: account without id", errMalformed)

@@ -275,3 +275,33 @@ func TestMastodonTagsAndQueries(t *testing.T) {
 		t.Errorf("prev only: %q", got)
 	}
 }
+
+// A remote account the instance does not know yet is resolved through
+// search (resolve=true) when the instance has a token.
+func TestMastodonResolvesRemoteAccountWithToken(t *testing.T) {
+	srv, reqs := mastodonFake(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/v2/search" && r.URL.Query().Get("type") == "accounts" {
+			if r.URL.Query().Get("resolve") != "true" || r.URL.Query().Get("q") != "@acme@elsewhere.test" || r.Header.Get("Authorization") != "Bearer tok" {
+				t.Errorf("resolve request %s", r.URL)
+			}
+			w.Write([]byte(`{"accounts":[{"id":"109000000000000001","acct":"acme@elsewhere.test"}],"statuses":[],"hashtags":[]}`))
+			return true
+		}
+		return false
+	})
+	b, err := newTestMastodon(srv.URL+"=tok", srv.Client()).Fetch(context.Background(),
+		Query{WatchAccounts: []string{"@acme@elsewhere.test"}, Since: testNowC.Add(-24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Posts) != 1 || b.Posts[0].Text != "We're investigating slow boards." {
+		t.Fatalf("posts %+v", b.Posts)
+	}
+	var paths []string
+	for _, r := range reqs.all() {
+		paths = append(paths, r.URL.Path)
+	}
+	if want := "/api/v1/accounts/lookup,/api/v2/search,/api/v1/accounts/109000000000000001/statuses"; strings.Join(paths, ",") != want {
+		t.Errorf("requests %v", paths)
+	}
+}
