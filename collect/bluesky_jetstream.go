@@ -115,6 +115,18 @@ const jetstreamRuleTTL = 24 * time.Hour
 func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 	rule := RuleFromQuery(q)
 	rule.WatchAccounts = append(append([]string(nil), q.WatchAccounts...), b.watchDIDs(ctx, q.WatchAccounts)...)
+	posts, state, err := b.readShared(ctx, q, rule)
+	if err != nil {
+		return Batch{}, err
+	}
+	// Hydration is outside the share's lock: other scans need not wait.
+	posts = b.hydrate(ctx, posts)
+	return Batch{Posts: posts, State: jetstreamStatePrefix + strconv.FormatInt(state, 10)}, nil
+}
+
+// readShared brings the share up to the scan's start and returns this
+// monitor's posts since its cursor and its new cursor.
+func (b *Bluesky) readShared(ctx context.Context, q Query, rule Rule) ([]Post, int64, error) {
 	key, _ := json.Marshal(rule)
 	id := q.MonitorID
 	if id == "" {
@@ -164,7 +176,7 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 	if start <= target {
 		readErr = b.readJetstream(ctx, sh, start, target)
 		if ctx.Err() != nil {
-			return Batch{}, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 	}
 	state := max(sh.to, cursor)
@@ -172,7 +184,7 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 		// Nothing read past this monitor's cursor: a failed scan. (Events
 		// arrive in time_us order, so a stream that broke after some
 		// events leaves a complete stretch up to the last one.)
-		return Batch{}, readErr
+		return nil, 0, readErr
 	}
 	var posts []Post
 	for _, h := range sh.hits {
@@ -194,8 +206,7 @@ func (b *Bluesky) fetchJetstream(ctx context.Context, q Query) (Batch, error) {
 		sh.hits = append([]jetstreamHit(nil), sh.hits[i:]...)
 		sh.from = floor
 	}
-	posts = b.hydrate(ctx, posts)
-	return Batch{Posts: posts, State: jetstreamStatePrefix + strconv.FormatInt(state, 10)}, nil
+	return posts, state, nil
 }
 
 // readJetstream reads the stream from start until an event at or after
