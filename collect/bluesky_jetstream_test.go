@@ -120,7 +120,7 @@ func newJetstreamFakeAt(t *testing.T, now func() time.Time) (*jetstreamFake, *Bl
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	c := NewBluesky(BlueskyConfig{BaseURL: srv.URL, JetstreamURL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/subscribe",
-		Client: srv.Client(), Now: now, JetstreamIdle: 300 * time.Millisecond, JetstreamBudget: 5 * time.Second})
+		Client: srv.Client(), Now: now, JetstreamIdle: 2 * time.Second, JetstreamBudget: 5 * time.Second})
 	return f, c
 }
 
@@ -340,4 +340,25 @@ func TestJetstreamSharedAcrossMonitors(t *testing.T) {
 		t.Errorf("after L's rule changed: cursors %v", f.cursors)
 	}
 	f.mu.Unlock()
+}
+
+// A stream that goes quiet before reaching the scan's start (nothing more
+// was posted) ends the scan as caught up, at the last event read.
+func TestJetstreamQuietStreamEndsScan(t *testing.T) {
+	_, c := newJetstreamFakeAt(t, func() time.Time { return testNowC.Add(10 * time.Minute) })
+	c.cfg.JetstreamIdle = 200 * time.Millisecond
+	start := time.Now()
+	b, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, State: "jetstream:" + strconv.FormatInt(jetstreamT0-30e6, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("a quiet stream held the scan for %v", took)
+	}
+	// Three posts matched; ten minutes on, the AppView has only the first
+	// (the other two count as deleted).
+	if want := "jetstream:" + strconv.FormatInt(jetstreamT0+5e6, 10); b.State != want || len(b.Posts) != 1 ||
+		b.Posts[0].Text != "Switching to ACME projects tomorrow" {
+		t.Errorf("state %q (want %q), posts %+v", b.State, want, b.Posts)
+	}
 }
