@@ -54,7 +54,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	s := &Service{Store: st, Config: cfg, Log: log}
 	for _, group := range [][]*Capability{
 		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
-		s.mentionCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
+		s.mentionCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
 	} {
 		s.caps = append(s.caps, group...)
 	}
