@@ -24,10 +24,9 @@ import (
 // storyWindow, at most storyWindowCap of them. Ingest thus writes no extra
 // row for a post that joins no story, which keeps the pipeline's
 // throughput; a story gathers posts within a week of each other.
-const (
-	storyWindow    = 7 * 24 * time.Hour
-	storyWindowCap = 100_000
-)
+const storyWindow = 7 * 24 * time.Hour
+
+var storyWindowCap = 100_000 // a variable for tests
 
 // storyKeys are a mention's lookup keys, computed before the batch reaches
 // the single writer (SubmitIngest runs in the caller's goroutine).
@@ -64,27 +63,32 @@ type storySlot struct {
 
 // storyIndex maps lookup keys (link keys and LSH band keys, both scoped to
 // a project) to the newest recent mention filed under them. Slots form a
-// queue in ingest order, oldest evicted first, addressed by sequence
-// number; a key is removed with the slot it points to. The writer
-// goroutine is its only user; the mutex guards against a second writer.
+// queue in ingest order (a ring buffer that grows up to storyWindowCap),
+// oldest evicted first, addressed by a sequence number (uint32: it may
+// wrap, only differences are used); a key is removed with the slot it
+// points to. About 300 bytes per mention. The writer goroutine is its
+// only user; the mutex guards against a second writer.
 type storyIndex struct {
 	mu    sync.Mutex
 	ready bool
-	ring  []storySlot // oldest first, len ≤ storyWindowCap
-	base  int64       // sequence number of ring[0]
-	keys  map[uint64]int64
+	buf   []storySlot
+	head  int    // buf index of the oldest slot
+	n     int    // slots in use
+	base  uint32 // sequence number of the oldest slot
+	keys  map[uint64]uint32
 }
 
 // invalidate drops the index (after a rolled-back transaction whose
 // assignments it may hold); the next ingest rebuilds it.
 func (ix *storyIndex) invalidate() {
 	ix.mu.Lock()
-	ix.ready, ix.ring, ix.keys, ix.base = false, nil, nil, 0
+	ix.ready = false
+	ix.reset()
 	ix.mu.Unlock()
 }
 
 func (ix *storyIndex) reset() {
-	ix.ring, ix.keys, ix.base = nil, map[uint64]int64{}, 0
+	ix.buf, ix.head, ix.n, ix.base, ix.keys = nil, 0, 0, 0, map[uint64]uint32{}
 }
 
 // eachKey calls fn with every key a slot is filed under.
@@ -101,27 +105,39 @@ func (sl *storySlot) eachKey(fn func(uint64)) {
 
 func (ix *storyIndex) evictOldest() {
 	seq := ix.base
-	ix.ring[0].eachKey(func(k uint64) {
+	old := &ix.buf[ix.head]
+	old.eachKey(func(k uint64) {
 		if ix.keys[k] == seq {
 			delete(ix.keys, k)
 		}
 	})
-	ix.ring[0] = storySlot{}
-	ix.ring = ix.ring[1:]
+	*old = storySlot{}
+	ix.head = (ix.head + 1) % len(ix.buf)
+	ix.n--
 	ix.base++
 }
 
 // add files a mention under its keys, evicting what left the window.
 func (ix *storyIndex) add(sl storySlot) {
-	for len(ix.ring) > 0 && (len(ix.ring) >= storyWindowCap || ix.ring[0].collected < sl.collected-int64(storyWindow/time.Second)) {
+	for ix.n > 0 && (ix.n >= storyWindowCap || ix.buf[ix.head].collected < sl.collected-int64(storyWindow/time.Second)) {
 		ix.evictOldest()
 	}
-	seq := ix.base + int64(len(ix.ring))
-	ix.ring = append(ix.ring, sl)
+	if ix.n == len(ix.buf) { // grow, keeping the order
+		nb := make([]storySlot, min(max(2*len(ix.buf), 1024), storyWindowCap))
+		for i := range ix.n {
+			nb[i] = ix.buf[(ix.head+i)%len(ix.buf)]
+		}
+		ix.buf, ix.head = nb, 0
+	}
+	seq := ix.base + uint32(ix.n)
+	ix.buf[(ix.head+ix.n)%len(ix.buf)] = sl
+	ix.n++
 	sl.eachKey(func(k uint64) { ix.keys[k] = seq })
 }
 
-func (ix *storyIndex) slot(seq int64) *storySlot { return &ix.ring[seq-ix.base] }
+func (ix *storyIndex) slot(seq uint32) *storySlot {
+	return &ix.buf[(ix.head+int(seq-ix.base))%len(ix.buf)]
+}
 
 // match returns the slot of an earlier mention the new one belongs with:
 // a shared link first (in the order of the mention's links), else the
@@ -182,7 +198,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		published, summary                        string
 		storyID                                   sql.NullString
 	}
-	from := top.Int64 - storyWindowCap
+	from := top.Int64 - int64(storyWindowCap)
 	for {
 		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id
 			FROM mentions WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT 2000`, from, top.Int64)

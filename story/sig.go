@@ -27,8 +27,11 @@ const (
 	shingleDense = 3
 )
 
-// Sig is a text's MinHash signature.
-type Sig [Hashes]uint32
+// Sig is a text's MinHash signature: the low 16 bits of each 32-bit
+// minimum (the minimum decides which shingle wins; its low bits are still
+// uniform, and two different winners agree by chance once in 65,536), half
+// the memory of the index of recent mentions.
+type Sig [Hashes]uint16
 
 // Fixed multipliers and offsets of the hash family (multiply-shift over a
 // 64-bit shingle hash), derived from a constant seed so every process and
@@ -61,9 +64,8 @@ func Normalize(text string) string {
 	b.Grow(len(text))
 	first := true
 	for _, tok := range strings.Fields(text) {
-		lt := strings.ToLower(tok)
 		switch {
-		case strings.HasPrefix(lt, "http://"), strings.HasPrefix(lt, "https://"), strings.HasPrefix(lt, "www."):
+		case hasPrefixFold(tok, "http://"), hasPrefixFold(tok, "https://"), hasPrefixFold(tok, "www."):
 			continue
 		case strings.HasPrefix(tok, "@") || strings.HasPrefix(tok, "＠"):
 			continue
@@ -96,7 +98,7 @@ func dense(r []rune) bool {
 			continue
 		}
 		letters++
-		if unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		if c >= 0x1100 && unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
 			d++
 		}
 	}
@@ -107,6 +109,7 @@ func dense(r []rune) bool {
 // shingles, and false when the text is too short to fingerprint.
 func Fingerprint(text string) (Sig, bool) {
 	var sig Sig
+	var mins [Hashes]uint32
 	r := []rune(Normalize(text))
 	k := shingleWide
 	if dense(r) {
@@ -116,8 +119,8 @@ func Fingerprint(text string) (Sig, bool) {
 	if n < MinShingles {
 		return sig, false
 	}
-	for i := range sig {
-		sig[i] = ^uint32(0)
+	for i := range mins {
+		mins[i] = ^uint32(0)
 	}
 	for i := range n {
 		h := uint64(14695981039346656037) // FNV-1a over the shingle's runes
@@ -126,11 +129,14 @@ func Fingerprint(text string) (Sig, bool) {
 			h *= 1099511628211
 		}
 		h = splitmix(h)
-		for j := range sig {
-			if v := uint32((hashA[j]*h + hashB[j]) >> 32); v < sig[j] {
-				sig[j] = v
+		for j := range mins {
+			if v := uint32((hashA[j]*h + hashB[j]) >> 32); v < mins[j] {
+				mins[j] = v
 			}
 		}
+	}
+	for j, v := range mins {
+		sig[j] = uint16(v)
 	}
 	return sig, true
 }

@@ -200,29 +200,26 @@ func Links(text string) []string {
 	return out
 }
 
+// indexLinkStart finds the next http://, https:// or (at a word start)
+// www., ASCII case-insensitively, in one pass.
 func indexLinkStart(s string) int {
-	best := -1
-	for _, p := range []string{"https://", "http://", "www."} {
-		if k := indexFold(s, p); k >= 0 && (best < 0 || k < best) {
-			// www. only at a word start.
-			if p == "www." && k > 0 && !isLinkStop(s[k-1]) {
-				continue
+	for i := 0; i < len(s); i++ {
+		switch s[i] | 0x20 {
+		case 'h':
+			if hasPrefixFold(s[i:], "https://") || hasPrefixFold(s[i:], "http://") {
+				return i
 			}
-			best = k
-		}
-	}
-	return best
-}
-
-// indexFold is strings.Index over ASCII case-insensitively.
-func indexFold(s, sub string) int {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if strings.EqualFold(s[i:i+n], sub) {
-			return i
+		case 'w':
+			if (i == 0 || isLinkStop(s[i-1])) && hasPrefixFold(s[i:], "www.") {
+				return i
+			}
 		}
 	}
 	return -1
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 func isLinkStop(c byte) bool {
