@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -33,6 +34,37 @@ func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 		return err
 	}
 	fmt.Fprintln(stdout, u.ID)
+	return nil
+}
+
+// cmdUserSetPassword is the admin's password reset on the box: it needs the
+// data dir, not the old password, and logs the user out everywhere.
+func cmdUserSetPassword(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var cfg Config
+	fs := newFlags("user set-password", stderr, getenv, &cfg)
+	email := fs.String("email", "", "the user's email (required)")
+	password := fs.String("password", "", "the new password, at least 8 characters")
+	fs.envVar("password", "EARSHOT_PASSWORD")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *email == "" || *password == "" {
+		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")
+	}
+	svc, closeFn, err := openService(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	n, err := svc.SetPassword(ctx, *email, *password)
+	if err != nil {
+		var e *capability.Error
+		if errors.As(err, &e) && e.Code == "NOT_FOUND" {
+			return fmt.Errorf("no user with the email %s (earshot user create makes one)", *email)
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "password of %s changed; %d session(s) logged out\n", *email, n)
 	return nil
 }
 

@@ -45,7 +45,48 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL` (default {base-url}/docs)", parseHTTPURL)
 	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "API `requests` per second per credential", parsePositiveFloat)
 	checkedVar(fs, &cfg.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "API burst per credential, in `requests`", parsePositiveInt)
+	checkedVar(fs, &cfg.ReadTimeout, "read-timeout", "EARSHOT_READ_TIMEOUT", defaultReadTimeout,
+		"longest `duration` a client may take to send one request, headers and body; a slower one is cut off", parsePositiveDuration)
+	fs.checkedVar(&cfg.MetricsToken, "metrics-token", "EARSHOT_METRICS_TOKEN", "",
+		"bearer `token` that GET /metrics asks for (default: /metrics is open)", func(s string) (string, error) { return s, nil })
+	if name == "demo" {
+		// The demo's data dir is a new temporary directory unless given.
+		f := fs.Lookup("data")
+		f.DefValue = ""
+		f.Usage = "data `directory` (default: a new temporary directory; it must not hold a database yet)" + f.Usage[strings.Index(f.Usage, " ("):]
+	}
 	return fs
+}
+
+// HTTP server timeouts. ReadHeaderTimeout and ReadTimeout are per request
+// (they restart for each request of a kept-alive connection), so a client
+// that dribbles a header or a body one byte at a time is cut off instead of
+// holding a connection and a goroutine; IdleTimeout closes kept-alive
+// connections nobody uses. There is no WriteTimeout: a CSV export of a
+// large project streams for as long as it takes.
+const (
+	defaultReadTimeout = 30 * time.Second
+	readHeaderTimeout  = 10 * time.Second
+	idleTimeout        = 120 * time.Second
+)
+
+// newHTTPServer is the listener's http.Server with the timeouts above.
+func newHTTPServer(h http.Handler, readTimeout time.Duration) *http.Server {
+	if readTimeout <= 0 {
+		readTimeout = defaultReadTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: min(readHeaderTimeout, readTimeout), ReadTimeout: readTimeout, IdleTimeout: idleTimeout}
+}
+
+// listen opens the serve address; a port in use gets a message that says
+// how to pick another one rather than the bare bind error.
+func listen(addr, command string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, usagef("%s is already in use (another earshot or another program listens there): "+
+			"pick another port with --addr, e.g. earshot %s --addr 127.0.0.1:8081 (or EARSHOT_ADDR=127.0.0.1:8081), or --addr 127.0.0.1:0 for any free port", addr, command)
+	}
+	return ln, err
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, demo bool) error {
@@ -69,34 +110,55 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	// The address first: a busy port must fail before anything is created.
+	ln, err := listen(cfg.Addr, name)
+	if err != nil {
+		return err
+	}
 	var collectorEnv func(string) string
 	var replayURL string
+	serving := false
 	if demo {
 		// A fresh data dir, and every collector pointed at a local server
 		// replaying recorded platform responses: no credentials, no network.
 		if !fs.isSet("data") {
 			d, err := os.MkdirTemp("", "earshot-demo-")
 			if err != nil {
+				ln.Close()
 				return err
 			}
 			cfg.DataDir = d
+			// A demo that fails before it serves leaves no temp dir behind.
+			defer func() {
+				if !serving {
+					os.RemoveAll(d)
+				}
+			}()
 		}
 		if _, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err == nil {
+			ln.Close()
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
+	}
+	replay, err := envSwitch(getenv, "EARSHOT_REPLAY")
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if demo || replay {
+		// EARSHOT_REPLAY=1 gives serve the demo's collectors: every platform
+		// answered from the recorded responses by a loopback server, so the
+		// end-to-end tests run the real collectors without any network.
 		rln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
+			ln.Close()
 			return err
 		}
-		replay := &http.Server{Handler: collect.NewReplayHandler(), ReadHeaderTimeout: 10 * time.Second}
-		go replay.Serve(rln)
-		defer replay.Close()
+		rs := &http.Server{Handler: collect.NewReplayHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go rs.Serve(rln)
+		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()
 		collectorEnv = demoEnv(replayURL)
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + ln.Addr().String()
@@ -111,8 +173,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer closeStore()
 	log := svc.Log
+	if smtpURL := getenv("EARSHOT_SMTP_URL"); smtpURL != "" {
+		// Invitations are emailed too; the link is also shown to the inviter.
+		svc.SendEmail = func(ctx context.Context, to, subject, body string) error {
+			return deliver.SendEmail(ctx, smtpURL, to, subject, body)
+		}
+	}
 	reg := metrics.New()
-	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst})
+	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
@@ -125,7 +193,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	hs := newHTTPServer(srv, cfg.ReadTimeout)
+	serving = true
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data", cfg.DataDir)
@@ -225,6 +294,15 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 			log.Error("delivery worker stopped", "err", err)
 		}
 	})
+
+	spikes, err := spikeRunner(svc.Store, getenv, log)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if spikes != nil {
+		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
+	}
 
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
 	b.goRun(bctx, func(ctx context.Context) {

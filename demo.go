@@ -29,7 +29,7 @@ type DemoInfo struct {
 
 const (
 	demoEmail       = "demo@earshot.local"
-	demoDescription = "Acme Projects is a project management app for small teams: boards, timelines, sprints and a mobile app. Website acme.example, support @acme."
+	demoDescription = "Acme Projects is a project management app for small teams: boards, timelines, Gantt charts, sprint planning and a mobile app. Website acme.example, on X @acmehq."
 	// demoBackfillHours makes the first scan read the whole recording (about
 	// five days of posts) instead of the default 24 hours.
 	demoBackfillHours = 168
@@ -72,9 +72,11 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 	p := &capability.Principal{Kind: capability.KindSystem, UserID: u.ID, ProjectID: pr.ID, Role: "owner"}
 	monitors := []map[string]any{
 		{
-			"name":           "Acme",
-			"keywords":       []string{"Acme", "acme.example", "@acme", "Acme Projects"},
-			"watch_accounts": []string{"acme", collect.DemoLinkedInOrganization},
+			"name":     "Acme",
+			"keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
+			// The brand's own accounts: their posts are collected and
+			// kept, marked own, and stay out of the triage inbox.
+			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", collect.DemoLinkedInOrganization},
 			"feed_urls":      collect.DemoFeedURLs(replayURL),
 			"review_urls":    collect.DemoReviewURLs(replayURL),
 			"group_id":       own.ID,

@@ -40,7 +40,7 @@ func TestDemoCollectsFromAllEightSources(t *testing.T) {
 		info.ProjectID == "" || info.DashboardURL != "http://127.0.0.1:8080/" {
 		t.Errorf("demo info: %+v", info)
 	}
-	if _, err := svc.Login(ctx, info.Email, info.Password); err != nil {
+	if _, err := svc.Login(ctx, info.Email, info.Password, ""); err != nil {
 		t.Errorf("the printed password does not log in: %v", err)
 	}
 	if p, err := svc.Authenticate(ctx, info.APIKey, "", ""); err != nil || p.ProjectID != info.ProjectID {
@@ -86,6 +86,7 @@ func TestDemoCollectsFromAllEightSources(t *testing.T) {
 	if len(categories) < 3 {
 		t.Errorf("the demo shows only categories %v", categories)
 	}
+	checkDemoRelevance(t, ms)
 
 	mons, err := st.ListMonitors(ctx, info.ProjectID)
 	if err != nil {
@@ -104,5 +105,77 @@ func TestDemoCollectsFromAllEightSources(t *testing.T) {
 		}
 		sort.Strings(got)
 		t.Logf("monitor %s: %v", m.Name, got)
+	}
+}
+
+// checkDemoRelevance: the demo shows relevance that understands the brand.
+// Its recording holds name collisions (another company called Acme, the
+// ACME certificate protocol, the cartoon's Acme Corporation, "the acme
+// of") and posts by the brand's own accounts and blog: they are stored,
+// but not as relevant, each with its reason, while the brand's real
+// mentions stay relevant.
+func checkDemoRelevance(t *testing.T, ms []*store.Mention) {
+	t.Helper()
+	byText := func(part string) *store.Mention {
+		for _, m := range ms {
+			if strings.Contains(m.Text, part) {
+				return m
+			}
+		}
+		t.Errorf("no demo mention contains %q", part)
+		return nil
+	}
+	for _, tc := range []struct {
+		text     string
+		relevant bool
+		own      bool
+		reason   string
+	}{
+		{"Acme Brick reports record quarter", false, false, "not relevant: 'Acme Brick' looks like another name"},
+		{"Acme Hardware on Main St", false, false, "not relevant: 'Acme Hardware' looks like another name"},
+		{"Renewed 40 certs with an ACME client", false, false, "not relevant: 'ACME' in capitals"},
+		{"ACME anvils never get old", false, false, "not relevant: 'ACME' in capitals"},
+		{"The acme of sourdough", false, false, "not relevant: 'the acme' is the common word"},
+		{"TIL the Road Runner Acme Corporation", false, false, "not relevant: 'Acme Corporation' looks like another name"},
+		{"To be clear: Acme is not being acquired", false, true, "own post: by @acmehq"},
+		{"Show HN: Acme CLI", false, true, "own post: by @acme_eng"},
+		{"the fix for long projects ships today", false, true, "own post: by @acme_support"},
+		{"What's new in Acme: May release", false, true, "own post: by @Acme"},
+		{"Incident report: login outage on May 3", false, true, "own post: published on acme.example"},
+		{"We're hiring! Support engineers", false, true, "own post: by LinkedIn organization"},
+		{"acme down again??", true, false, "relevant: 'acme' next to 'down'"},
+		{"Is @acmehq down?", true, false, "relevant: names @acmehq"},
+		{"Acme support got back to me in 6 minutes", true, false, "relevant: 'Acme' next to 'support'"},
+		{"Acme 4.2 finally makes timelines usable", true, false, "relevant: 'Acme' with a version number"},
+		{"La app Acme llega a M", true, false, "relevant: 'Acme' next to 'app'"},
+	} {
+		m := byText(tc.text)
+		if m == nil {
+			continue
+		}
+		if m.IsRelevant != tc.relevant || m.Own != tc.own || !strings.HasPrefix(m.RelevanceReason, tc.reason) {
+			t.Errorf("%q: is_relevant %v, own %v, reason %q; want %v, %v, %q…", tc.text, m.IsRelevant, m.Own, m.RelevanceReason, tc.relevant, tc.own, tc.reason)
+		}
+	}
+	var own, irrelevant int
+	for _, m := range ms {
+		switch {
+		case m.Own:
+			own++
+		case !m.IsRelevant:
+			irrelevant++
+		}
+		if m.RelevanceReason == "" {
+			t.Errorf("%q has no relevance reason", m.Text)
+		}
+	}
+	t.Logf("%d own posts, %d name collisions or other irrelevant posts, %d mentions", own, irrelevant, len(ms))
+	for _, m := range ms {
+		if !m.IsRelevant && testing.Verbose() {
+			t.Logf("  %s %-60.60q %s", m.Source, m.Text, m.RelevanceReason)
+		}
+	}
+	if own < 8 || irrelevant < 12 {
+		t.Errorf("the demo shows %d own posts and %d irrelevant ones; want at least 8 and 12", own, irrelevant)
 	}
 }

@@ -11,13 +11,14 @@ import (
 func TestHelpAndGroups(t *testing.T) {
 	contract := []string{"serve", "mcp", "demo", "user create", "project create", "key create", "key revoke", "key list", "backup", "classify", "version"}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
-		code, _, errs := runCLI(t, nil, args...)
-		if code != 0 {
-			t.Errorf("%v: exit %d", args, code)
+		// Asked-for help is output: stdout, nothing on stderr.
+		code, out, errs := runCLI(t, nil, args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 		for _, c := range contract {
-			if !strings.Contains(errs, "\n  "+c+" ") {
-				t.Errorf("%v does not list %q:\n%s", args, c, errs)
+			if !strings.Contains(out, "\n  "+c+" ") {
+				t.Errorf("%v does not list %q on stdout:\n%s", args, c, out)
 			}
 		}
 	}
@@ -42,13 +43,19 @@ func TestHelpAndGroups(t *testing.T) {
 		{[]string{"version", "extra"}, 2, []string{`unexpected argument "extra"`}},
 		{[]string{"version", "-h"}, 0, nil},
 	} {
+		// Help asked for (exit 0) is on stdout; usage after a mistake
+		// (exit 2) on stderr, with nothing on stdout.
 		code, out, errs := runCLI(t, nil, tc.args...)
-		if code != tc.code || out != "" {
-			t.Errorf("%v: exit %d (want %d), stdout %q", tc.args, code, tc.code, out)
+		got, other, where := errs, out, "stderr"
+		if tc.code == 0 {
+			got, other, where = out, errs, "stdout"
+		}
+		if code != tc.code || other != "" {
+			t.Errorf("%v: exit %d (want %d), other stream %q", tc.args, code, tc.code, other)
 		}
 		for _, w := range tc.want {
-			if !strings.Contains(errs, w) {
-				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, errs)
+			if !strings.Contains(got, w) {
+				t.Errorf("%v: %s lacks %q:\n%s", tc.args, where, w, got)
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"earshot/capability"
 	"earshot/store"
@@ -39,6 +40,8 @@ type Config struct {
 	LogLevel             string
 	RateLimit            float64
 	RateBurst            int
+	ReadTimeout          time.Duration // a whole request, headers and body
+	MetricsToken         string        // bearer token /metrics asks for ("" = open)
 	Getenv               func(string) string
 }
 
@@ -55,6 +58,7 @@ var commands = []struct{ name, what, flags string }{
 	{"demo", "serve on a fresh data dir with a demo project and recorded\nposts: no credentials, no network", "[--addr HOST:PORT]"},
 	{"mcp", "MCP over stdio for one project, for local agents", "--key KEY (or EARSHOT_API_KEY)"},
 	{"user create", "Create a dashboard user; prints its id", "--email E --password P (or EARSHOT_PASSWORD) [--name N]"},
+	{"user set-password", "Reset a user's password (logs them out everywhere)", "--email E --password P (or EARSHOT_PASSWORD)"},
 	{"project create", "Create a project; prints it as JSON", "--owner EMAIL --name N [--website URL]"},
 	{"project set-plan", "Change a project's plan", "--project ID --plan PLAN"},
 	{"key create", "Issue an API key; prints it once", "--project ID [--scopes a,b|all] [--name N]"},
@@ -108,7 +112,7 @@ func groupUsage(group string) string {
 	fmt.Fprintf(&b, "Usage: earshot %s SUBCOMMAND [flags]\n\nSubcommands:\n", group)
 	for _, c := range commands {
 		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
-			fmt.Fprintf(&b, "  %-9s %s (%s)\n", sub, strings.ReplaceAll(c.what, "\n", " "), c.flags)
+			fmt.Fprintf(&b, "  %-13s %s (%s)\n", sub, strings.ReplaceAll(c.what, "\n", " "), c.flags)
 		}
 	}
 	fmt.Fprintf(&b, "\n\"earshot %s SUBCOMMAND -h\" lists its flags.\n", group)
@@ -117,6 +121,20 @@ func groupUsage(group string) string {
 
 func isHelp(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// asksHelp reports whether a command's arguments ask for its help (-h,
+// -help or --help among its flags).
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
 }
 
 // run is main without process globals, so tests can drive the CLI.
@@ -130,21 +148,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			// earshot help COMMAND [SUBCOMMAND] is earshot COMMAND [SUBCOMMAND] -h.
 			return run(ctx, append(args[1:], "-h"), stdin, stdout, stderr, getenv)
 		}
-		fmt.Fprint(stderr, usage)
+		// Asked-for help is the command's output (stdout, so it pipes to
+		// less or grep); usage after a mistake stays on stderr.
+		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	cmd, rest := args[0], args[1:]
+	errOut := stderr // for mistakes, even when help was asked for
+	if asksHelp(rest) {
+		// A command's flag list, when asked for, also goes to stdout: the
+		// flag package prints it to the flag set's output, which is stderr.
+		stderr = stdout
+	}
 	if subs := subcommands(cmd); len(subs) > 0 {
 		switch {
 		case len(rest) == 0:
-			fmt.Fprintf(stderr, "earshot %s: a subcommand is needed\n\n%s", cmd, groupUsage(cmd))
+			fmt.Fprintf(errOut, "earshot %s: a subcommand is needed\n\n%s", cmd, groupUsage(cmd))
 			return 2
 		case isHelp(rest[0]):
-			fmt.Fprint(stderr, groupUsage(cmd))
+			fmt.Fprint(stdout, groupUsage(cmd))
 			return 0
 		}
 		if !slices.Contains(subs, rest[0]) {
-			fmt.Fprintf(stderr, "earshot %s: unknown subcommand %q\n\n%s", cmd, rest[0], groupUsage(cmd))
+			fmt.Fprintf(errOut, "earshot %s: unknown subcommand %q\n\n%s", cmd, rest[0], groupUsage(cmd))
 			return 2
 		}
 		cmd, rest = cmd+" "+rest[0], rest[1:]
@@ -167,6 +193,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdClassify(ctx, rest, stdin, stdout, stderr, getenv)
 	case "user create":
 		err = cmdUserCreate(ctx, rest, stdout, stderr, getenv)
+	case "user set-password":
+		err = cmdUserSetPassword(ctx, rest, stdout, stderr, getenv)
 	case "project create":
 		err = cmdProjectCreate(ctx, rest, stdout, stderr, getenv)
 	case "project set-plan":
@@ -182,7 +210,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr, getenv)
 	default:
-		fmt.Fprintf(stderr, "earshot: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(errOut, "earshot: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
 	if err != nil {
@@ -355,6 +383,14 @@ func parsePositiveFloat(s string) (float64, error) {
 		return 0, errors.New("must be a number above 0")
 	}
 	return f, nil
+}
+
+func parsePositiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("must be a positive duration such as 30s or 2m")
+	}
+	return d, nil
 }
 
 func parsePositiveInt(s string) (int, error) {

@@ -3,8 +3,16 @@ package capability
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/time/rate"
 
 	"earshot/store"
 )
@@ -107,4 +115,341 @@ func (s *Service) touchKey(ctx context.Context, id string) {
 	if err := s.Store.TouchAPIKey(context.WithoutCancel(ctx), id); err != nil {
 		s.Log.Warn("recording key use", "key_id", id, "err", err)
 	}
+}
+
+// ---- users, passwords and sessions (not capabilities: they mint credentials) ----
+
+const (
+	minPasswordChars = 8
+	maxPasswordBytes = 72 // bcrypt reads no further
+)
+
+// checkPassword says what is wrong with a new password, as a 400 on param.
+func checkPassword(param, pw string) error {
+	if utf8.RuneCountInString(pw) < minPasswordChars {
+		return Invalid(param, "%s must be at least %d characters", param, minPasswordChars)
+	}
+	if len(pw) > maxPasswordBytes {
+		return Invalid(param, "%s must be at most %d bytes", param, maxPasswordBytes)
+	}
+	return nil
+}
+
+func hashPassword(pw string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// CreateUser creates a dashboard user with a bcrypt password hash.
+func (s *Service) CreateUser(ctx context.Context, email, password, fullName string) (*store.User, error) {
+	if err := checkFormat("email", email); err != nil {
+		return nil, Invalid("email", "email %s", err)
+	}
+	if err := checkPassword("password", password); err != nil {
+		return nil, err
+	}
+	h, err := hashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.Store.CreateUser(ctx, email, h, fullName)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, Conflict("a user with this email exists")
+	}
+	return u, err
+}
+
+// SetPassword replaces a user's password and ends all their sessions: the
+// admin's reset on the box (earshot user set-password). It returns how many
+// sessions ended.
+func (s *Service) SetPassword(ctx context.Context, email, password string) (int, error) {
+	if err := checkPassword("password", password); err != nil {
+		return 0, err
+	}
+	u, err := s.Store.UserByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, NotFound("user")
+	}
+	if err != nil {
+		return 0, err
+	}
+	h, err := hashPassword(password)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.Store.SetPasswordHash(ctx, u.ID, h); err != nil {
+		return 0, err
+	}
+	return s.Store.DeleteUserSessions(ctx, u.ID, "")
+}
+
+// LoginResult is what POST /api/v1/auth/sessions returns.
+type LoginResult struct {
+	Token     string `json:"token"`
+	ExpiresAt string `json:"expires_at"`
+	UserID    string `json:"user_id"`
+}
+
+// dummyHash is compared against for an unknown email, at the cost real
+// hashes have, so the answer takes as long whether the account exists or
+// not (a cheaper dummy made unknown emails answer ~20 times faster).
+var dummyHash = sync.OnceValue(func() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("earshot-dummy-password"), bcrypt.DefaultCost)
+	if err != nil {
+		panic(fmt.Sprintf("bcrypt: %v", err))
+	}
+	return h
+})
+
+// Login checks a password and opens a session. client is the caller's
+// network address (the login limiter's key with the email); "" when unknown.
+func (s *Service) Login(ctx context.Context, email, password, client string) (*LoginResult, error) {
+	key := strings.ToLower(strings.TrimSpace(email))
+	if wait := s.logins.admit(key, client, time.Now()); wait > 0 {
+		return nil, loginLimited(wait)
+	}
+	u, err := s.Store.UserByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+		s.logins.record(key, client, false, time.Now())
+		return nil, Unauthorized("wrong email or password")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		s.logins.record(key, client, false, time.Now())
+		return nil, Unauthorized("wrong email or password")
+	}
+	s.logins.record(key, client, true, time.Now())
+	return s.StartSession(ctx, u.ID)
+}
+
+// StartSession opens a session for a user whose identity is already
+// established (right after the first-run setup created them).
+func (s *Service) StartSession(ctx context.Context, userID string) (*LoginResult, error) {
+	tok := "ess_" + randToken(32)
+	sess, err := s.Store.CreateSession(ctx, userID, tok, s.Config.SessionTTL)
+	if err != nil {
+		return nil, err
+	}
+	return &LoginResult{Token: tok, ExpiresAt: store.FormatTime(sess.ExpiresAt), UserID: userID}, nil
+}
+
+// ClientAddr is the network address a request came from, the login
+// limiter's key: the connection's address (a proxy's X-Forwarded-For is not
+// trusted, since any client could write it).
+func ClientAddr(remoteAddr string) string {
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		return host
+	}
+	return remoteAddr
+}
+
+// LimitedError is a 429 with the wait a client should honour (Retry-After).
+type LimitedError struct {
+	Err        *Error
+	RetryAfter time.Duration
+}
+
+func (e *LimitedError) Error() string { return e.Err.Error() }
+
+// Unwrap lets AsError find the API error.
+func (e *LimitedError) Unwrap() error { return e.Err }
+
+// RetryAfterSeconds is the wait rounded up to whole seconds (at least 1).
+func (e *LimitedError) RetryAfterSeconds() int {
+	return max(1, int((e.RetryAfter+time.Second-1)/time.Second))
+}
+
+func loginLimited(wait time.Duration) error {
+	e := &LimitedError{RetryAfter: wait}
+	e.Err = &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
+		Message: fmt.Sprintf("too many failed logins; retry in %d seconds", e.RetryAfterSeconds())}
+	return e
+}
+
+// loginGuard slows password guessing without locking the real user out:
+//
+//   - per (email, client address): five failures are free, then each one
+//     doubles the wait before the next try (1 s, 2 s, 4 s … at most 15
+//     minutes); a success clears it. The same email from another address
+//     is not affected, so an attacker cannot lock the owner out.
+//   - per client address, across emails: a bucket of 30 attempts refilled
+//     at one every 2 seconds, so spraying one password over many emails is
+//     as slow as guessing one.
+//
+// The zero value is ready to use.
+type loginGuard struct {
+	mu     sync.Mutex
+	pairs  map[string]*loginFailures
+	addrs  map[string]*rate.Limiter
+	lastGC time.Time
+}
+
+type loginFailures struct {
+	n    int
+	last time.Time
+}
+
+const (
+	loginFreeFailures = 5
+	loginMaxWait      = 15 * time.Minute
+	loginAddrBurst    = 30
+	loginAddrEvery    = 2 * time.Second
+	loginForgetAfter  = time.Hour
+)
+
+func (f *loginFailures) until() time.Time {
+	if f.n < loginFreeFailures {
+		return time.Time{}
+	}
+	wait := loginMaxWait
+	if shift := f.n - loginFreeFailures; shift < 20 {
+		wait = min(time.Second<<shift, loginMaxWait)
+	}
+	return f.last.Add(wait)
+}
+
+func (g *loginGuard) init(now time.Time) {
+	if g.pairs == nil {
+		g.pairs, g.addrs, g.lastGC = map[string]*loginFailures{}, map[string]*rate.Limiter{}, now
+	}
+	if now.Sub(g.lastGC) > time.Minute {
+		for k, f := range g.pairs {
+			if now.Sub(f.last) > loginForgetAfter {
+				delete(g.pairs, k)
+			}
+		}
+		for k, l := range g.addrs {
+			if l.TokensAt(now) >= loginAddrBurst {
+				delete(g.addrs, k)
+			}
+		}
+		g.lastGC = now
+	}
+}
+
+func (g *loginGuard) addr(client string) *rate.Limiter {
+	l, ok := g.addrs[client]
+	if !ok {
+		l = rate.NewLimiter(rate.Every(loginAddrEvery), loginAddrBurst)
+		g.addrs[client] = l
+	}
+	return l
+}
+
+// admit returns 0 when an attempt may be checked now, else how long to
+// wait. An admitted attempt counts as a failure until record says it
+// succeeded, so guesses sent all at once are limited like guesses in a row.
+func (g *loginGuard) admit(email, client string, now time.Time) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.init(now)
+	key := email + "\x00" + client
+	f, ok := g.pairs[key]
+	if ok {
+		if wait := f.until().Sub(now); wait > 0 {
+			return wait
+		}
+	}
+	l := g.addr(client)
+	if r := l.ReserveN(now, 1); r.DelayFrom(now) > 0 {
+		wait := r.DelayFrom(now)
+		r.CancelAt(now)
+		return wait
+	}
+	if !ok {
+		f = &loginFailures{}
+		g.pairs[key] = f
+	}
+	f.n++
+	f.last = now
+	return 0
+}
+
+// record settles an admitted attempt: a success clears the failures of
+// (email, client). (The address bucket keeps the token: it limits attempts,
+// so a shared address with many real logins gets 30 at once, then one
+// every 2 seconds.)
+func (g *loginGuard) record(email, client string, ok bool, now time.Time) {
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.pairs, email+"\x00"+client)
+}
+
+// ---- the account's own operations ----
+
+type ChangePasswordIn struct {
+	CurrentPassword string `json:"current_password" validate:"required,maxlen=200" doc:"The account's current password."`
+	NewPassword     string `json:"new_password" validate:"required,maxlen=200" doc:"The new password: at least 8 characters, at most 72 bytes."`
+}
+
+// MarshalJSON leaves the passwords out of what is kept of the request
+// (the idempotency record's request hash): a stored hash of a password is
+// not what an idempotency key should cost.
+func (in ChangePasswordIn) MarshalJSON() ([]byte, error) { return []byte(`{}`), nil }
+
+type ChangePasswordOut struct {
+	Changed         bool   `json:"changed"`
+	SessionsRevoked int    `json:"sessions_revoked" doc:"How many other sessions of the account were logged out."`
+	Message         string `json:"message"`
+}
+
+func (s *Service) accountCaps() []*Capability {
+	return []*Capability{
+		Define(Capability{Name: "change_password", Title: "Change the password", Group: "account", Method: "POST", Path: "/api/v1/account/password",
+			Scope: ProjectsRead, Write: true, SessionOnly: true, NoProject: true,
+			Description: "Change the logged-in user's password, given the current one. Every other session of the account is logged out; the calling session stays."},
+			s.changePassword),
+	}
+}
+
+func (s *Service) changePassword(ctx context.Context, p *Principal, in *ChangePasswordIn) (*ChangePasswordOut, error) {
+	u, err := s.Store.UserByID(ctx, p.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFound("account")
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A stolen session must not make guessing the current password cheap:
+	// the login limiter counts these attempts per (account, session).
+	key := strings.ToLower(u.Email)
+	client := "session:" + p.SessionID
+	if wait := s.logins.admit(key, client, time.Now()); wait > 0 {
+		return nil, loginLimited(wait)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(in.CurrentPassword)) != nil {
+		s.logins.record(key, client, false, time.Now())
+		return nil, Invalid("current_password", "current_password is not this account's password")
+	}
+	s.logins.record(key, client, true, time.Now())
+	if err := checkPassword("new_password", in.NewPassword); err != nil {
+		return nil, err
+	}
+	if in.NewPassword == in.CurrentPassword {
+		return nil, Invalid("new_password", "new_password must differ from the current password")
+	}
+	h, err := hashPassword(in.NewPassword)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Store.SetPasswordHash(ctx, u.ID, h); err != nil {
+		return nil, err
+	}
+	n, err := s.Store.DeleteUserSessions(ctx, u.ID, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	msg := "Password changed. This session stays logged in; no other session was open."
+	if n == 1 {
+		msg = "Password changed. 1 other session was logged out; this one stays logged in."
+	} else if n > 1 {
+		msg = fmt.Sprintf("Password changed. %d other sessions were logged out; this one stays logged in.", n)
+	}
+	return &ChangePasswordOut{Changed: true, SessionsRevoked: n, Message: msg}, nil
 }

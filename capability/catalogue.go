@@ -593,6 +593,12 @@ func (c *Capability) Authorize(p *Principal) error {
 	if c.SessionOnly && p.Kind != KindSession && p.Kind != KindSystem {
 		return Forbidden(c.Name + " needs a session credential; API keys cannot call it")
 	}
+	if c.NoProject && p.Kind == KindSession {
+		// A session's own account and its project list belong to the user,
+		// not to the project the session picked: the role there (a
+		// viewer's read scopes) does not limit them.
+		return nil
+	}
 	if !c.NoProject && p.ProjectID == "" {
 		return Invalid("Earshot-Project", "choose a project with the Earshot-Project header; this user belongs to several or none")
 	}

@@ -1,21 +1,43 @@
 package capability
 
 import (
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // Cursors are opaque: a JSON position plus an HMAC binding it to the
 // filters and the project it was issued for. A tampered cursor, or one
 // reused with other filters or in another project, fails verification.
-var cursorKey = []byte("earshot-cursor-v1") // integrity, not secrecy: positions are not secret
+// The key is random per installation, created on first start and kept in
+// the database (so cursors survive a restart); with a key in the source,
+// anyone could forge a cursor for any binding.
 
-func sealCursor(pos any, binding string) string {
+const cursorKeyName = "cursor_hmac_v1"
+
+// loadCursorKey reads (or creates) the installation's cursor key. A
+// database that cannot give one (read-only) gets a random key for this
+// process: cursors then do not outlive it, but stay unforgeable.
+func (s *Service) loadCursorKey() []byte {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key, err := s.Store.InstallationSecret(ctx, cursorKeyName, 32)
+	if err != nil || len(key) < 16 {
+		s.Log.Warn("cursor key not stored; cursors will not survive a restart", "err", err)
+		key = make([]byte, 32)
+		rand.Read(key)
+	}
+	return key
+}
+
+func (s *Service) sealCursor(pos any, binding string) string {
 	body, _ := json.Marshal(pos)
-	mac := hmac.New(sha256.New, cursorKey)
+	mac := hmac.New(sha256.New, s.cursorKey)
 	mac.Write([]byte(binding))
 	mac.Write([]byte{0})
 	mac.Write(body)
@@ -23,13 +45,13 @@ func sealCursor(pos any, binding string) string {
 	return base64.RawURLEncoding.EncodeToString(append(sum, body...))
 }
 
-func openCursor(c, binding string, pos any) error {
+func (s *Service) openCursor(c, binding string, pos any) error {
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(raw) < 13 {
 		return errors.New("bad cursor")
 	}
 	sum, body := raw[:12], raw[12:]
-	mac := hmac.New(sha256.New, cursorKey)
+	mac := hmac.New(sha256.New, s.cursorKey)
 	mac.Write([]byte(binding))
 	mac.Write([]byte{0})
 	mac.Write(body)
@@ -39,10 +61,12 @@ func openCursor(c, binding string, pos any) error {
 	return json.Unmarshal(body, pos)
 }
 
-func encodeSeqCursor(seq int64, binding string) string { return sealCursor(seq, binding) }
+func (s *Service) encodeSeqCursor(seq int64, binding string) string {
+	return s.sealCursor(seq, binding)
+}
 
-func decodeSeqCursor(c, binding string) (int64, error) {
+func (s *Service) decodeSeqCursor(c, binding string) (int64, error) {
 	var n int64
-	err := openCursor(c, binding, &n)
+	err := s.openCursor(c, binding, &n)
 	return n, err
 }

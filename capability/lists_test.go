@@ -58,7 +58,7 @@ func TestWebhookURLMessages(t *testing.T) {
 	}{
 		{"unresolvable host", "create_webhook", map[string]any{"url": "https://nx.invalid/hook"}, "url", "url: host nx.invalid does not resolve"},
 		{"loopback", "create_webhook", map[string]any{"url": "https://127.0.0.1/hook"}, "url",
-			"url: 127.0.0.1 is loopback; webhooks must reach a public address"},
+			"url: 127.0.0.1 is a loopback address; webhooks must reach a public address"},
 		{"http", "create_webhook", map[string]any{"url": "http://nx.invalid/hook"}, "url", "url: https is required"},
 		{"alert target", "create_alert", map[string]any{"name": "a", "channel": "slack", "target": "https://nx.invalid/hook"},
 			"target", "target: host nx.invalid does not resolve"},

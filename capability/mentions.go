@@ -16,8 +16,9 @@ import (
 	"earshot/store"
 )
 
-// MentionQuery holds the list_mentions filters; export_mentions reuses them.
-type MentionQuery struct {
+// MentionFilters are the filters of list_mentions, export_mentions and
+// get_mention_stats.
+type MentionFilters struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
 	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
 	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
@@ -32,11 +33,17 @@ type MentionQuery struct {
 	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
-	CollectedSince   string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
-	Sort             string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
 	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
-	Collapse         string `json:"collapse,omitempty" in:"query" validate:"enum=story" doc:"story: list each story once, as its first mention in this order that matches the filters, with story_count and story_sources for an 'and N more on …' line. Not with collected_since."`
+}
+
+// MentionQuery holds the list_mentions query; export_mentions reuses it.
+// Its JSON (field order included) is the cursor binding.
+type MentionQuery struct {
+	MentionFilters
+	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
+	Sort           string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
+	Collapse       string `json:"collapse,omitempty" in:"query" validate:"enum=story" doc:"story: list each story once, as its first mention in this order that matches the filters, with story_count and story_sources for an 'and N more on …' line. Not with collected_since."`
 }
 
 type ListMentionsIn struct {
@@ -74,6 +81,9 @@ type SOVGroup struct {
 	IsOwn    bool    `json:"is_own"`
 	Mentions int     `json:"mentions"`
 	Share    float64 `json:"share"`
+	Positive int     `json:"positive" doc:"Of mentions, how many are positive."`
+	Neutral  int     `json:"neutral" doc:"Of mentions, how many are neutral."`
+	Negative int     `json:"negative" doc:"Of mentions, how many are negative."`
 }
 
 type SOVDayGroup struct {
@@ -138,13 +148,13 @@ func (s *Service) mentionCaps() []*Capability {
 			s.exportMentions),
 		Define(Capability{Name: "get_share_of_voice", Title: "Share of voice", Group: "mention", Method: "GET", Path: "/api/v1/share-of-voice",
 			Scope: MentionsRead, Idempotent: true,
-			Description: "Relevant mentions per keyword group (own brand vs competitors) and UTC day over a window, with share percentages that sum to 100."},
+			Description: "Relevant mentions per keyword group (own brand vs competitors) and UTC day over a window, with share percentages that sum to 100 and each group's mentions by sentiment."},
 			s.shareOfVoice),
 		Define(Capability{Name: "preview_monitor", Title: "Preview a monitor", Group: "monitor", Method: "POST", Path: "/api/v1/monitors/preview",
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}, s.wallCaps()...)
+	}, append(append(s.wallCaps(), s.statsCaps()...), s.countCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.
@@ -250,7 +260,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	var after *store.Position
 	if in.Cursor != "" {
 		var pos store.Position
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -263,7 +273,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if len(items) > limit {
 		out.Items = items[:limit]
 		out.HasMore = true
-		c := sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
+		c := s.sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
 	return out, nil
@@ -398,9 +408,14 @@ func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*S
 	}
 	out := &SOVOut{Since: store.FormatTime(since), Until: store.FormatTime(until), Groups: []SOVGroup{}, Days: []SOVDay{}}
 	totals := map[string]int{}
+	bySentiment := map[string]map[string]int{}
 	perDay := map[string]map[string]int{}
 	for _, r := range rows {
 		totals[r.GroupID] += r.Count
+		if bySentiment[r.GroupID] == nil {
+			bySentiment[r.GroupID] = map[string]int{}
+		}
+		bySentiment[r.GroupID][r.Sentiment] += r.Count
 		if perDay[r.Day] == nil {
 			perDay[r.Day] = map[string]int{}
 		}
@@ -415,7 +430,9 @@ func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*S
 	}
 	shares := Shares(counts)
 	for i, g := range groups {
-		out.Groups = append(out.Groups, SOVGroup{ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, Mentions: counts[i], Share: shares[i]})
+		bs := bySentiment[g.ID]
+		out.Groups = append(out.Groups, SOVGroup{ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, Mentions: counts[i], Share: shares[i],
+			Positive: bs["positive"], Neutral: bs["neutral"], Negative: bs["negative"]})
 	}
 	for d := time.Date(since.Year(), since.Month(), since.Day(), 0, 0, 0, 0, time.UTC); d.Before(until); d = d.AddDate(0, 0, 1) {
 		key := d.Format("2006-01-02")

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"earshot/store"
 )
 
@@ -274,61 +272,6 @@ func (s *Service) updateAccount(ctx context.Context, p *Principal, in *UpdateAcc
 		return nil, err
 	}
 	return &AccountOut{ID: u.ID, FullName: u.FullName, Email: u.Email}, nil
-}
-
-// ---- users and sessions (not capabilities: they mint credentials) ----
-
-// CreateUser creates a dashboard user with a bcrypt password hash.
-func (s *Service) CreateUser(ctx context.Context, email, password, fullName string) (*store.User, error) {
-	if err := checkFormat("email", email); err != nil {
-		return nil, Invalid("email", "email %s", err)
-	}
-	if len(password) < 8 {
-		return nil, Invalid("password", "password must be at least 8 characters")
-	}
-	if len(password) > 72 {
-		return nil, Invalid("password", "password must be at most 72 bytes")
-	}
-	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-	if err != nil {
-		return nil, err
-	}
-	u, err := s.Store.CreateUser(ctx, email, string(h), fullName)
-	if errors.Is(err, store.ErrConflict) {
-		return nil, Conflict("a user with this email exists")
-	}
-	return u, err
-}
-
-// LoginResult is what POST /api/v1/auth/sessions returns.
-type LoginResult struct {
-	Token     string `json:"token"`
-	ExpiresAt string `json:"expires_at"`
-	UserID    string `json:"user_id"`
-}
-
-// dummyHash keeps login timing equal for unknown emails.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("earshot-dummy-password"), bcrypt.MinCost)
-
-// Login checks a password and opens a session.
-func (s *Service) Login(ctx context.Context, email, password string) (*LoginResult, error) {
-	u, err := s.Store.UserByEmail(ctx, email)
-	if errors.Is(err, store.ErrNotFound) {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return nil, Unauthorized("wrong email or password")
-	}
-	if err != nil {
-		return nil, err
-	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		return nil, Unauthorized("wrong email or password")
-	}
-	tok := "ess_" + randToken(32)
-	sess, err := s.Store.CreateSession(ctx, u.ID, tok, s.Config.SessionTTL)
-	if err != nil {
-		return nil, err
-	}
-	return &LoginResult{Token: tok, ExpiresAt: store.FormatTime(sess.ExpiresAt), UserID: u.ID}, nil
 }
 
 func randToken(n int) string {

@@ -89,7 +89,7 @@ type UpdateViewIn struct {
 }
 
 type ViewsOut struct {
-	Views []*store.View `json:"views"`
+	Views []*ViewWithCount `json:"views"`
 }
 
 // checkFilters applies to saved filters the rules list_mentions applies to
@@ -124,10 +124,13 @@ func filtersJSON(f *ViewFilters) json.RawMessage {
 func (s *Service) viewCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_views", Title: "List saved views", Group: "view", Method: "GET", Path: "/api/v1/views",
-			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first."},
+			Scope: MentionsRead, Idempotent: true, Description: "List saved mention views (named filters), oldest first, each with how many mentions match it now (up to 1000; count_capped beyond)."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*ViewsOut, error) {
 				vs, err := s.Store.ListViews(ctx, p.ProjectID)
-				return &ViewsOut{Views: vs}, err
+				if err != nil {
+					return nil, err
+				}
+				return &ViewsOut{Views: s.withCounts(ctx, p, vs)}, nil
 			}),
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
@@ -216,6 +219,7 @@ type CreateAlertIn struct {
 	Filters    *ViewFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
 	Active     *bool        `json:"active,omitempty" default:"true" doc:"false creates it paused."`
 	Digest     string       `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
+	Trigger    string       `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
 }
 
 type UpdateAlertIn struct {
@@ -227,6 +231,7 @@ type UpdateAlertIn struct {
 	Target     *string      `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
 	Filters    *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
 	Digest     *string      `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
+	Trigger    *string      `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
 }
 
 type AlertOut struct {
@@ -295,7 +300,10 @@ func (s *Service) alertCaps() []*Capability {
 					return nil, err
 				}
 				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: true, MinUrgency: 70, Channel: in.Channel, Target: in.Target,
-					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant")}
+					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant"), Trigger: or(in.Trigger, "mention")}
+				if err := checkSpikeFilters(a.Trigger, in.Filters); err != nil {
+					return nil, err
+				}
 				if in.MinUrgency != nil {
 					a.MinUrgency = *in.MinUrgency
 				}
@@ -343,6 +351,18 @@ func (s *Service) alertCaps() []*Capability {
 				if in.Digest != nil {
 					a.Digest = *in.Digest
 				}
+				if in.Trigger != nil {
+					a.Trigger = *in.Trigger
+				}
+				if in.Trigger != nil || in.Filters != nil {
+					var f ViewFilters
+					if err := json.Unmarshal(a.Filters, &f); err != nil {
+						return nil, err
+					}
+					if err := checkSpikeFilters(a.Trigger, &f); err != nil {
+						return nil, err
+					}
+				}
 				if in.Channel != nil || in.Target != nil {
 					if err := s.checkTarget(a.Channel, a.Target); err != nil {
 						return nil, err
@@ -367,16 +387,17 @@ func (s *Service) alertCaps() []*Capability {
 // ---- usage ----
 
 type UsageOut struct {
-	Plan                 string  `json:"plan"`
-	QuotaPeriod          string  `json:"quota_period"`
-	MentionsIncluded     int     `json:"mentions_included"`
-	MentionsUsed         int     `json:"mentions_used"`
-	MentionsRemaining    int     `json:"mentions_remaining"`
-	Unlimited            bool    `json:"unlimited"`
-	MentionsDropped      int     `json:"mentions_dropped"`
-	PeriodStart          string  `json:"period_start"`
-	ProviderCostUSD      float64 `json:"provider_cost_usd"`
-	CostPerNewMentionUSD float64 `json:"cost_per_new_mention_usd"`
+	Plan                 string     `json:"plan"`
+	QuotaPeriod          string     `json:"quota_period"`
+	MentionsIncluded     int        `json:"mentions_included"`
+	MentionsUsed         int        `json:"mentions_used"`
+	MentionsRemaining    int        `json:"mentions_remaining"`
+	Unlimited            bool       `json:"unlimited"`
+	MentionsDropped      int        `json:"mentions_dropped"`
+	PeriodStart          string     `json:"period_start"`
+	ProviderCostUSD      float64    `json:"provider_cost_usd"`
+	CostPerNewMentionUSD float64    `json:"cost_per_new_mention_usd"`
+	Days                 []UsageDay `json:"days" doc:"Mentions stored per UTC day over the last 30 days, today last (a trend across the month boundary)."`
 }
 
 func (s *Service) usageCaps() []*Capability {
@@ -405,6 +426,9 @@ func (s *Service) getUsage(ctx context.Context, p *Principal, _ *Empty) (*UsageO
 	}
 	if u.MentionsUsed > 0 {
 		out.CostPerNewMentionUSD = round6(u.ProviderCostUSD / float64(u.MentionsUsed))
+	}
+	if out.Days, err = s.usageDays(ctx, p.ProjectID); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ func TestIdempotentReplayKeepsNoSecret(t *testing.T) {
 		hashedAtRest              bool // the store keeps only a hash: the data dir must not hold it anywhere
 	}{
 		{"create_api_key", "key", "esk_", map[string]any{"name": "ci"}, true},
-		{"invite_member", "temporary_password", "", map[string]any{"email": "new@example.com", "role": "viewer"}, true},
+		{"invite_member", "invite_url", "http", map[string]any{"email": "new@example.com", "role": "viewer"}, true},
 		{"create_webhook", "secret", "whsec_", map[string]any{"url": "https://hooks.example.com/a"}, false},
 		{"rotate_webhook_secret", "secret", "whsec_", map[string]any{"id": hook["id"]}, false},
 		{"create_alert", "secret", "whsec_", map[string]any{"name": "hot", "channel": "webhook", "target": "https://hooks.example.com/alert"}, false},

@@ -31,10 +31,15 @@ type Service struct {
 	Log    *slog.Logger
 	// Hooks for other parts of the process; nil hooks are skipped.
 	MonitorChanged func(projectID, monitorID string) // nudges the scheduler
+	// SendEmail sends a plain-text email (invitations); nil when SMTP is
+	// not configured.
+	SendEmail func(ctx context.Context, to, subject, body string) error
 
 	caps       []*Capability
 	byName     map[string]*Capability
 	keyTouched sync.Map // key id → time of the last recorded use
+	logins     loginGuard
+	cursorKey  []byte // this installation's cursor signing key (cursor.go)
 }
 
 // New builds the service and its catalogue.
@@ -52,9 +57,10 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 		log = slog.Default()
 	}
 	s := &Service{Store: st, Config: cfg, Log: log}
+	s.cursorKey = s.loadCursorKey()
 	for _, group := range [][]*Capability{
 		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
-		s.mentionCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
+		s.mentionCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
 	} {
 		s.caps = append(s.caps, group...)
 	}

@@ -79,7 +79,7 @@ func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStories
 	var after *store.StoryPosition
 	if in.Cursor != "" {
 		var pos store.StoryPosition
-		if err := openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
+		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
 			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
 		}
 		after = &pos
@@ -92,7 +92,7 @@ func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStories
 	if len(items) > limit {
 		out.Stories = items[:limit]
 		out.HasMore = true
-		c := sealCursor(store.PositionOfStory(out.Stories[limit-1]), binding)
+		c := s.sealCursor(store.PositionOfStory(out.Stories[limit-1]), binding)
 		out.NextCursor = &c
 	}
 	return out, nil

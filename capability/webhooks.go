@@ -9,11 +9,11 @@ import (
 )
 
 // EventTypes are the events a webhook may subscribe to.
-var EventTypes = []string{"mention.created", "mention.updated", "monitor.scan_failed", "usage.quota_reached"}
+var EventTypes = []string{"mention.created", "mention.updated", "monitor.scan_failed", "usage.quota_reached", "spike.detected"}
 
 type CreateWebhookIn struct {
 	URL    string   `json:"url" validate:"required,maxlen=2048" doc:"Public HTTPS URL that receives signed event deliveries."`
-	Events []string `json:"events,omitempty" validate:"maxitems=4,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached" doc:"Events to receive; [\"mention.created\"] when omitted."`
+	Events []string `json:"events,omitempty" validate:"maxitems=5,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Events to receive; [\"mention.created\"] when omitted."`
 }
 
 type CreateWebhookOut struct {
@@ -25,7 +25,7 @@ type UpdateWebhookIn struct {
 	ID     string    `json:"id" in:"path" validate:"required,format=uuid" doc:"Webhook id."`
 	URL    *string   `json:"url,omitempty" validate:"maxlen=2048" doc:"New URL."`
 	Active *bool     `json:"active,omitempty" doc:"Pause or resume deliveries (resuming also clears a 410 disable)."`
-	Events *[]string `json:"events,omitempty" validate:"maxitems=4,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached" doc:"Replaces the subscribed events."`
+	Events *[]string `json:"events,omitempty" validate:"maxitems=5,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Replaces the subscribed events."`
 }
 
 type WebhooksOut struct {
@@ -169,7 +169,7 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	}
 	var before int64
 	if in.Cursor != "" {
-		n, err := decodeSeqCursor(in.Cursor, "dlv:"+in.ID+":"+in.Status)
+		n, err := s.decodeSeqCursor(in.Cursor, "dlv:"+in.ID+":"+in.Status)
 		if err != nil {
 			return nil, Invalid("cursor", "cursor is not valid for this request")
 		}
@@ -183,7 +183,7 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	if len(ds) > limit {
 		out.Deliveries = ds[:limit]
 		out.HasMore = true
-		c := encodeSeqCursor(ds[limit-1].Seq, "dlv:"+in.ID+":"+in.Status)
+		c := s.encodeSeqCursor(ds[limit-1].Seq, "dlv:"+in.ID+":"+in.Status)
 		out.NextCursor = &c
 	}
 	return out, nil

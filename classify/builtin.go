@@ -71,8 +71,9 @@ func (b *Builtin) classify(in Input) Result {
 	a := analyze(text)
 	rel := judgeRelevance(a, in)
 
-	j := judge(a)
-	cat := categorize(b.model, a.clauses, a.low, j.compound, j.complaint, func(cue string) bool {
+	cs := readCues(a.low)
+	j := judge(a, cs)
+	cat := categorize(b.model, a.clauses, a.low, j.compound, cs, j.complaint, func(cue string) bool {
 		return brandNear(a.low, cue, in)
 	})
 	// Data loss, a security hole or an outage is a defect to fix, however
@@ -84,6 +85,7 @@ func (b *Builtin) classify(in Input) Result {
 		if j.compound > -0.3 {
 			j.compound = -0.3 // a defect report is not neutral news
 		}
+		j.ruled = true
 	}
 	category := cat.Category
 	disabled := !categoryEnabled(in.Categories, category)
@@ -100,6 +102,18 @@ func (b *Builtin) classify(in Input) Result {
 	reasons = append(reasons, urg.Reasons...)
 	reasons = append(reasons, rel.Reason)
 	sentiment := labelFor(j.compound)
+	if !j.ruled {
+		// Where no rule is sure, the learned layer reads the post.
+		if l, _, ok := learnedSentiment(a, cs, j.complaint); ok {
+			sentiment = l
+		}
+	}
+	switch {
+	case category == "testimonial":
+		sentiment = "positive" // praise is filed as praise only when it is praise
+	case category == "bug_report" && cat.Reason != "" && sentiment == "positive" && j.compound < 0.3:
+		sentiment = "neutral"
+	}
 	if category == "product_idea" && math.Abs(j.compound) < 0.5 {
 		// A request is not a feeling: "please add", "I wish" and "would
 		// love" carry positive words, "missing" and "can't" negative
@@ -130,16 +144,20 @@ func (b *Builtin) classify(in Input) Result {
 type judgement struct {
 	compound  float64 // -1..1, what the label and urgency read
 	complaint complaintEvidence
+	// ruled is set when a rule decided the sentiment (a failure told as
+	// fact, praise for a solved problem, an alarm signal); the learned
+	// layer decides the rest.
+	ruled bool
 }
 
 // judge combines the lexicon score with the complaint rules: a service
 // failure told as fact makes the post negative, whatever its words, unless
 // it is praise for the failure being solved; sarcasm after a failure turns
 // praise words into scorn.
-func judge(a analysis) judgement {
+func judge(a analysis, cs cueScores) judgement {
 	j := judgement{compound: a.sent.Compound, complaint: detectComplaint(a.low, a.toks)}
 	c := &j.complaint
-	praise, _ := cueScore(a.low, praiseCues)
+	praise := cs.praise
 	// Praise for a solved problem: "support replaced my broken blender
 	// same day. legends".
 	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise >= 1)
@@ -147,8 +165,10 @@ func judge(a analysis) judgement {
 	case thanked:
 		c.Score = 0 // the problem is the past of a thank-you
 		j.compound = math.Max(j.compound, 0.3)
+		j.ruled = true
 	case c.Told():
 		j.compound = math.Min(j.compound, -(0.3 + 0.1*math.Min(c.Score, 5)))
+		j.ruled = true
 	case c.Score >= 1 && !c.Resolved && j.compound > -neutralThreshold && j.compound < 0.3:
 		// A weak failure cue in a post with no clear feeling leans
 		// negative: "5 hour delay", "why does a transfer take 5 days".

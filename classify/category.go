@@ -165,6 +165,21 @@ func cueScore(low string, cl *cueList) (float64, string) {
 	return s, best
 }
 
+// cueScores are the cue lists' scores for one post, read once and shared
+// by the category rules and the learned sentiment layer.
+type cueScores struct {
+	bug, grievance, praise          float64
+	bugCue, grievanceCue, praiseCue string
+}
+
+func readCues(low string) cueScores {
+	var c cueScores
+	c.bug, c.bugCue = cueScore(low, bugCues)
+	c.grievance, c.grievanceCue = cueScore(low, complaintCues)
+	c.praise, c.praiseCue = cueScore(low, praiseCues)
+	return c
+}
+
 // hasErrorCode finds error codes such as "error 0x80070005", "E-1234" or
 // "code 502".
 func hasErrorCode(low string) bool {
@@ -227,7 +242,7 @@ func problemEvidence(clauses []string, bugScore float64, errorCode bool) bool {
 // words.WithBreaks, low its lower-case form, compound its sentiment;
 // brandNear reports whether the brand is named close to a misinformation
 // cue.
-func categorize(m *catmodel.Model, clauses []string, low string, compound float64, ce complaintEvidence, brandNear func(string) bool) categoryDecision {
+func categorize(m *catmodel.Model, clauses []string, low string, compound float64, cs cueScores, ce complaintEvidence, brandNear func(string) bool) categoryDecision {
 	var buf [2]float64
 	p := m.Probs(catmodel.FeaturesOf(clauses), buf[:0])
 	// Margins over each label's threshold, in log-odds: > 0 means the label
@@ -237,7 +252,7 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	d := categoryDecision{Bug: mb >= 0, Idea: mi >= 0}
 	// The bug cues gate the model's decision both ways (cross-app Mini-BAR
 	// bug_report F1 0.845 / 0.864 with both checks, 0.845 / 0.844 without).
-	bs, bugCue := cueScore(low, bugCues)
+	bs, bugCue := cs.bug, cs.bugCue
 	errorCode := hasErrorCode(low)
 	if d.Bug && compound > -neutralThreshold && !problemEvidence(clauses, bs, errorCode) {
 		d.Bug, mb = false, math.Min(mb, -0.01)
@@ -252,7 +267,7 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 		}
 	}
 
-	rc, cc := cueScore(low, complaintCues)
+	rc, cc := cs.grievance, cs.grievanceCue
 	rm, cm := cueScore(low, misinfoCues)
 	if rm > 0 && !brandNear(cm) {
 		rm = 0
@@ -291,7 +306,7 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			// Praise with a recommendation, or strong praise alone; over
 			// a bug report only when the praise is explicit (support that
 			// fixed the problem).
-			rt, ct := cueScore(low, praiseCues)
+			rt, ct := cs.praise, cs.praiseCue
 			if compound < 0.5 && (compound < 0.05 || rt <= 0) && !(rt >= 1.2 && compound > -neutralThreshold) || ce.Told() || d.Idea || (d.Bug && rt < 1.5) {
 				continue
 			}

@@ -39,7 +39,7 @@ func TestEvalCategoryMinibar(t *testing.T) {
 		}
 		for _, r := range split.test {
 			d := analyze(r.Text)
-			dec := categorize(m, d.clauses, d.low, d.sent.Compound, complaintEvidence{}, func(string) bool { return true })
+			dec := categorize(m, d.clauses, d.low, d.sent.Compound, readCues(d.low), complaintEvidence{}, func(string) bool { return true })
 			pred := dec.Category
 			goldBug = append(goldBug, yn(r.Bug, "bug_report"))
 			predBug = append(predBug, yn(dec.Bug, "bug_report"))

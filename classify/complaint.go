@@ -458,7 +458,3 @@ say see seem send service she should show side since so some still stop store su
 that the their them then there these they thing things think this those though through time to today told too took train
 try two under until up us use used very wait waiting want was way we week weeks well went were what when where which
 while who why will with without work works world would year years yes yet you your`
-
-// learnedVocab is the vocabulary of the learned sentiment model (words seen
-// in its training data), which the hashtag segmenter may use.
-func learnedVocab() []string { return nil }

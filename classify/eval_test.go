@@ -20,7 +20,14 @@ func TestEvalSentimentVader(t *testing.T) {
 		ratings[i], compounds[i] = r.Rating, s.Compound
 	}
 	rep := Evaluate(gold, pred, sentimentLabels)
-	t.Logf("VADER tweets, product output (n=%d), 3-class, ±0.05 on rating/4 (Pearson r of compound with the mean rating %.3f; the paper reports 0.881):\n%s",
+	// The learned layer trained on the even ids; the odd ones are held out.
+	var hg, hp []string
+	for i := 0; i < len(rows); i += 2 { // row i has id i+1
+		hg, hp = append(hg, gold[i]), append(hp, pred[i])
+	}
+	held := Evaluate(hg, hp, sentimentLabels)
+	t.Logf("VADER tweets, odd ids (held out from the learned layer's training), product output (n=%d):\n%s", len(hg), held)
+	t.Logf("VADER tweets, all ids (the even half is training data of the learned layer), product output (n=%d), 3-class, ±0.05 on rating/4 (Pearson r of compound with the mean rating %.3f; the paper reports 0.881):\n%s",
 		len(rows), pearson(ratings, compounds), rep)
 	if rep.MacroF1 < 0.715 {
 		t.Errorf("VADER macro-F1 %.3f below floor", rep.MacroF1)
@@ -37,7 +44,7 @@ func TestEvalSentimentTweetEval(t *testing.T) {
 	}
 	rep := Evaluate(gold, pred, sentimentLabels)
 	t.Logf("TweetEval validation, product output (n=%d): macro recall %.1f\n%s", len(rows), 100*rep.MacroR, rep)
-	if rep.MacroR < 0.59 {
+	if rep.MacroR < 0.60 {
 		t.Errorf("TweetEval macro recall %.3f below floor", rep.MacroR)
 	}
 }

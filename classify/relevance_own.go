@@ -92,6 +92,9 @@ func normalizeHandle(h string) string {
 // handle, as given otherwise (a URN, a channel name with spaces).
 func displayHandle(h string) string {
 	h = strings.TrimSpace(h)
+	if id, ok := strings.CutPrefix(h, "urn:li:organization:"); ok {
+		return "LinkedIn organization " + id
+	}
 	if strings.HasPrefix(h, "@") || strings.ContainsAny(h, ": /") {
 		return h
 	}

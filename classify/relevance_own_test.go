@@ -16,7 +16,7 @@ func TestOwnPost(t *testing.T) {
 		{"watched handle", "x", "acme", "https://x.com/acme/status/1", true, "@acme"},
 		{"handle any case, with @", "threads", "@ACME", "", true, "@ACME"},
 		{"reddit u/ form", "reddit", "acme_support", "", true, "@acme_support"},
-		{"linkedin organization", "linkedin", "urn:li:organization:42", "", true, "urn:li:organization:42"},
+		{"linkedin organization", "linkedin", "urn:li:organization:42", "", true, "by LinkedIn organization 42, the project's own account"},
 		{"channel name", "youtube", "acme hq", "", true, "acme hq"},
 		{"someone else", "x", "acme_fan", "https://x.com/acme_fan/status/2", false, ""},
 		{"no author", "hn", "", "https://news.ycombinator.com/item?id=1", false, ""},

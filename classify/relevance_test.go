@@ -3,6 +3,7 @@ package classify
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,13 +49,14 @@ func TestRelevanceRules(t *testing.T) {
 // relevant, while on-topic posts stay relevant.
 func TestRelevanceLearnsFromTriage(t *testing.T) {
 	b := NewBuiltin()
-	// A brand whose name is also a fruit, with no description to help.
-	base := Input{Keywords: []string{"Apple"}}
-	offTopic := "Apple crumble with vanilla ice cream tonight, can't wait"
+	// A distinctive made-up name, which the rules take wherever it is
+	// named, shared with a band nobody told the classifier about.
+	base := Input{Keywords: []string{"Zentrix"}}
+	offTopic := "Zentrix live tonight, the new album sounds huge"
 	onTopic := []string{
-		"Apple's new MacBook keyboard feels great",
-		"Apple support fixed my iCloud sync issue in five minutes",
-		"Apple Music keeps skipping songs after the update",
+		"Zentrix's new dashboard feels great",
+		"Zentrix support fixed my sync issue in five minutes",
+		"Zentrix keeps logging me out after the update",
 	}
 	check := func(m *RelevanceModel, text string) bool {
 		in := base
@@ -63,14 +65,14 @@ func TestRelevanceLearnsFromTriage(t *testing.T) {
 		return r.IsRelevant
 	}
 	if !check(nil, offTopic) {
-		t.Skip("rules alone already reject the off-topic post; the test needs one they accept")
+		t.Fatalf("rules alone reject %q; the test needs one they accept", offTopic)
 	}
 	ignored := []string{
-		"Baked an apple crumble with my grandma this weekend",
-		"Best apple crumble with vanilla custard, recipe inside",
-		"Apple season! Crumble, pies and cider all weekend",
-		"apple crumble and ice cream is the perfect dessert",
-		"Anyone have a good apple crumble topping? mine is always soggy",
+		"Zentrix concert last night was loud, great album",
+		"New Zentrix album drops Friday, the tour starts in May",
+		"Zentrix live in Berlin: best concert of the year",
+		"anyone have tickets for the Zentrix tour? the album is on repeat",
+		"Zentrix drummer left the band before the tour",
 	}
 	var ex []Example
 	for _, s := range ignored {
@@ -78,7 +80,7 @@ func TestRelevanceLearnsFromTriage(t *testing.T) {
 	}
 	m := TrainRelevance(ex)
 	if check(m, offTopic) {
-		t.Errorf("after %d ignored crumble posts, %q is still relevant", len(ignored), offTopic)
+		t.Errorf("after %d ignored band posts, %q is still relevant", len(ignored), offTopic)
 	}
 	for _, s := range onTopic {
 		if !check(m, s) {
@@ -87,17 +89,44 @@ func TestRelevanceLearnsFromTriage(t *testing.T) {
 	}
 	// With reviewed posts too, and a relevant post sharing a word with the
 	// ignored ones, the model keeps the balance.
-	ex = append(ex, Example{Text: "Apple Watch fall detection saved my dad", Relevant: true},
-		Example{Text: "Apple Pay failed at the checkout again", Relevant: true})
+	ex = append(ex, Example{Text: "Zentrix export to PDF saved my week", Relevant: true},
+		Example{Text: "Zentrix new release fixed the export", Relevant: true})
 	m = TrainRelevance(ex)
 	if check(m, offTopic) {
 		t.Errorf("with positives: %q still relevant", offTopic)
 	}
-	if !check(m, "Apple Pay works with my new card this weekend") {
-		t.Errorf("with positives: Apple Pay post became irrelevant")
+	if !check(m, "Zentrix export works with the new release this weekend") {
+		t.Errorf("with positives: export post became irrelevant")
 	}
 	if p, n := m.Counts(); p != 2 || n != 5 {
 		t.Errorf("Counts = %d, %d", p, n)
+	}
+}
+
+// TestRelevanceTriageIsEvidence: what triage taught counts as evidence for
+// an ambiguous name too: posts like the reviewed ones become relevant
+// where the rules alone found nothing tying them to the brand.
+func TestRelevanceTriageIsEvidence(t *testing.T) {
+	b := NewBuiltin()
+	base := Input{Keywords: []string{"Acme"}}
+	probe := "Acme roadmap call with the design crew went well"
+	judge := func(m *RelevanceModel) Result {
+		in := base
+		in.Text, in.Relevance = probe, m
+		r, _ := b.Classify(context.Background(), in)
+		return r
+	}
+	if r := judge(nil); r.IsRelevant {
+		t.Fatalf("rules alone take %q (%s); the test needs one they reject", probe, r.RelevanceReason)
+	}
+	var ex []Example
+	for _, s := range []string{"Acme roadmap review with the crew", "the Acme roadmap is public now", "design crew loves the Acme roadmap",
+		"Acme roadmap sync call today", "our crew reads the Acme roadmap every week"} {
+		ex = append(ex, Example{Text: s, Relevant: true})
+	}
+	r := judge(TrainRelevance(ex))
+	if !r.IsRelevant || !strings.Contains(r.RelevanceReason, "triage taught") {
+		t.Errorf("after reviewing roadmap posts: relevant %v, reason %q", r.IsRelevant, r.RelevanceReason)
 	}
 }
 

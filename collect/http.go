@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/deliver"
 )
 
 // UserAgent is sent on every platform request.
@@ -121,6 +123,13 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 		}
 		for k, v := range h.Header {
 			req.Header[k] = v
+		}
+		if !h.UserURL {
+			// Tests stay hermetic: a platform request under test goes to a
+			// local replay server or nowhere (user URLs: the guarded dialer).
+			if err := deliver.CheckLoopbackURL(req.URL); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", h.Source, err)
+			}
 		}
 		resp, err := client.Do(req)
 		if err != nil {

@@ -207,13 +207,16 @@ func TestPipelineRelevanceModelFromTriage(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	p := newTestPipeline(f, PipelineConfig{})
-	m := f.monitor(t, f.project.ID, nil)
+	// A distinctive name: the rules alone take every post naming it, so
+	// only triage can teach that the cartoon posts are not about the brand.
+	zentrix := func(m *store.Monitor) { m.Keywords = []string{"Zentrix"} }
+	m := f.monitor(t, f.project.ID, zentrix)
 	at := time.Now().Add(-time.Hour)
-	probe := "Watching old cartoons: the Acme anvil falls on the coyote again"
+	probe := "Watching old cartoons: the Zentrix anvil falls on the coyote again"
 
 	// Control: a project without triage finds the probe relevant.
 	ctrl := f.newProject(t, "Control")
-	cm := f.monitor(t, ctrl.ID, nil)
+	cm := f.monitor(t, ctrl.ID, zentrix)
 	if _, err := p.Process(ctx, cm, "hn", []Post{hnPost("probe", probe, at)}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,13 +224,13 @@ func TestPipelineRelevanceModelFromTriage(t *testing.T) {
 		t.Fatalf("control: %+v", mn)
 	}
 
-	cartoons := []string{"Acme anvil coyote cartoon roadrunner", "the coyote ordered another Acme rocket in the cartoon",
-		"Acme dynamite cartoon coyote episode", "cartoon coyote Acme catalog gag roadrunner", "Acme anvil again, poor coyote cartoon"}
+	cartoons := []string{"Zentrix anvil coyote cartoon roadrunner", "the coyote ordered another Zentrix rocket in the cartoon",
+		"Zentrix dynamite cartoon coyote episode", "cartoon coyote Zentrix catalog gag roadrunner", "Zentrix anvil again, poor coyote cartoon"}
 	var posts []Post
 	for i, text := range cartoons {
 		posts = append(posts, hnPost(fmt.Sprint("c", i), text, at))
 	}
-	posts = append(posts, hnPost("good", "The Acme board view is great for our team", at))
+	posts = append(posts, hnPost("good", "The Zentrix board view is great for our team", at))
 	if _, err := p.Process(ctx, m, "hn", posts); err != nil {
 		t.Fatal(err)
 	}

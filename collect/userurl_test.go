@@ -62,13 +62,13 @@ func TestUserURLsRefusePrivateAddresses(t *testing.T) {
 	if err == nil {
 		t.Fatal("feeds on private addresses were read")
 	}
-	for _, want := range []string{"127.0.0.1 is loopback", "169.254.169.254 is a cloud metadata address"} {
+	for _, want := range []string{"the resolved address is a loopback address", "the resolved address is a cloud metadata address"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("news error %q does not say %q", err, want)
 		}
 	}
 	// The IPv4-mapped spelling is dialled as the IPv4 address it maps.
-	if n := strings.Count(err.Error(), "127.0.0.1 is loopback"); n != 2 {
+	if n := strings.Count(err.Error(), "the resolved address is a loopback address"); n != 2 {
 		t.Errorf("news error %q: %d loopback refusals, want 2", err, n)
 	}
 	if !errors.Is(err, deliver.ErrForbiddenAddress) {
@@ -81,7 +81,7 @@ func TestUserURLsRefusePrivateAddresses(t *testing.T) {
 	reviews, _ := reg.Get("reviews")
 	_, err = reviews.Fetch(ctx, Query{Since: since,
 		ReviewURLs: []string{srv.URL + "/pages/reviews.html", "https://apps.apple.com/us/app/acme/id1234567890"}})
-	if err == nil || !strings.Contains(err.Error(), "127.0.0.1 is loopback") || strings.Contains(err.Error(), "apps.apple.com") {
+	if err == nil || !strings.Contains(err.Error(), "the resolved address is a loopback address") || strings.Contains(err.Error(), "apps.apple.com") {
 		t.Errorf("reviews error %v: want the page refused and the App Store (operator base URL) read", err)
 	}
 	if n := internal.Load(); n != 0 {
@@ -101,7 +101,7 @@ func TestUserURLsAllowPrivateSwitch(t *testing.T) {
 	if internal.Load() != 1 {
 		t.Errorf("with the switch, the loopback feed got %d requests, want 1", internal.Load())
 	}
-	if err == nil || !strings.Contains(err.Error(), "169.254.169.254 is a cloud metadata address") {
+	if err == nil || !strings.Contains(err.Error(), "the resolved address is a cloud metadata address") {
 		t.Errorf("redirect to the metadata address: %v", err)
 	}
 }
@@ -139,5 +139,30 @@ func TestUserURLErrorsDoNotEchoBodies(t *testing.T) {
 		if strings.Contains(sc.Error, "SECRET") {
 			t.Errorf("scan record echoes the response body: %q", sc.Error)
 		}
+	}
+}
+
+// Finding 5 and 6 of the hardening issue: the IPv4-translated form
+// ::ffff:0:a.b.c.d (and any IPv6 outside global unicast) is refused at
+// connect time, and the refusal (what lands in source_status.last_error)
+// names the rule, never the address a name resolved to.
+func TestUserURLsRefuseIPv6OutsideGlobalUnicast(t *testing.T) {
+	var internal atomic.Int32
+	srv := userURLServer(t, &internal)
+	reg := NewRegistry(userURLEnv(srv, false), srv.Client())
+	news, _ := reg.Get("news")
+	for _, host := range []string{"[::ffff:0:7f00:1]", "[::ffff:0:a00:5]", "[fd00::1]", "[100::1]", "[64:ff9b:1::a00:1]", "[2001:db8::1]"} {
+		_, err := news.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour),
+			FeedURLs: []string{"http://" + host + ":1/feed"}})
+		if err == nil || !errors.Is(err, deliver.ErrForbiddenAddress) {
+			t.Errorf("%s: not refused by the guard: %v", host, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "the resolved address is ") {
+			t.Errorf("%s: refusal does not name the rule: %v", host, err)
+		}
+	}
+	if n := internal.Load(); n != 0 {
+		t.Errorf("the internal service got %d requests", n)
 	}
 }

@@ -104,6 +104,10 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 			f.WebhookIDs = append(f.WebhookIDs, h.ID)
 		}
 	}
+	if ev.Type == "spike.detected" {
+		t.spikeAlerts(&f, log)
+		return f
+	}
 	if ev.Type != "mention.created" || len(t.alerts) == 0 {
 		return f
 	}
@@ -122,7 +126,7 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 		return f
 	}
 	for _, a := range t.alerts {
-		if flt := t.filters[a.ID]; flt != nil && a.Active && m.Urgency >= a.MinUrgency && flt.match(&m, now) {
+		if flt := t.filters[a.ID]; flt != nil && a.Active && a.Trigger != "spike" && m.Urgency >= a.MinUrgency && flt.match(&m, now) {
 			f.Alerts = append(f.Alerts, store.AlertNotice{AlertID: a.ID, Digest: a.Digest == "hourly" || a.Digest == "daily", Mention: body.Data.Mention})
 		}
 	}
@@ -292,6 +296,9 @@ func (w *Worker) sendAlert(ctx context.Context, a *store.Alert, j *store.Job) Re
 	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte(j.Payload), &raw); err != nil {
 		return Result{Outcome: Gone, Err: fmt.Errorf("alert notification payload: %w", err)}
+	}
+	if a.Trigger == "spike" {
+		return w.sendSpikeAlert(ctx, a, j, raw)
 	}
 	switch a.Channel {
 	case "webhook":

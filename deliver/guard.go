@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -96,7 +98,7 @@ func ValidateFetchURL(raw string, allowPrivate bool) error {
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if addr, err := netip.ParseAddr(host); err == nil {
-		return checkAddr(addr.WithZone(""), allowPrivate)
+		return checkLiteral(host, addr.WithZone(""), allowPrivate)
 	}
 	if endsInNumber(host) {
 		return forbiddenAddress("%q is a non-canonical IPv4 address", host)
@@ -105,6 +107,37 @@ func ValidateFetchURL(raw string, allowPrivate bool) error {
 		return forbiddenAddress("%s is loopback", host)
 	}
 	return nil
+}
+
+// EnvLoopbackOnly set to 1 keeps every outbound connection of the
+// collectors and of delivery on loopback (the test scripts set it).
+const EnvLoopbackOnly = "EARSHOT_LOOPBACK_ONLY"
+
+// ErrLoopbackOnly is a connection refused because tests must stay on
+// loopback.
+var ErrLoopbackOnly = errors.New(EnvLoopbackOnly + " is set (or this is a Go test): refusing a non-loopback address; point the collector or webhook at a local server")
+
+// LoopbackOnly reports whether outbound HTTP must stay on loopback: in
+// every Go test binary, and in a process run with EARSHOT_LOOPBACK_ONLY=1
+// (the end-to-end scripts). It is the guard that keeps the test suite
+// hermetic: a collector left on a platform's real host fails the test
+// instead of contacting it.
+func LoopbackOnly() bool { return testing.Testing() || os.Getenv(EnvLoopbackOnly) == "1" }
+
+// CheckLoopbackURL refuses, under LoopbackOnly, a URL whose host is not a
+// loopback address or "localhost", before any DNS lookup or connection.
+func CheckLoopbackURL(u *url.URL) error {
+	if !LoopbackOnly() {
+		return nil
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return nil
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Unmap().IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w (%s)", ErrLoopbackOnly, u.Host)
 }
 
 // lookupFunc resolves a host name; net.Resolver.LookupNetIP in production, a
@@ -145,7 +178,7 @@ func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup look
 		if addr.Zone() != "" {
 			return forbiddenAddress("IPv6 zone in %s", host)
 		}
-		return checkAddr(addr, allowPrivate)
+		return checkLiteral(host, addr, allowPrivate)
 	}
 	if endsInNumber(host) {
 		// 2130706433, 0x7f.1, 017700000001, 127.1: browsers and getaddrinfo
@@ -168,12 +201,10 @@ func validateURL(ctx context.Context, raw string, allowPrivate bool, lookup look
 	// LookupNetIP returns IPv4 answers in their IPv4-mapped form; unmap
 	// them so errors name the address the user knows.
 	for _, a := range addrs {
-		if err := checkAddr(a.Unmap(), false); err != nil {
-			var ue *URLError
-			if errors.As(err, &ue) {
-				return forbiddenAddress("host %s resolves to a refused address: %s", host, ue.Reason)
-			}
-			return err
+		if reason, _ := classifyAddr(a.Unmap().WithZone("")); reason != "" {
+			// The rule, not the address: what an internal name resolves
+			// to is not the caller's business.
+			return forbiddenAddress("host %s resolves to %s", host, reason)
 		}
 	}
 	return nil
@@ -244,7 +275,13 @@ func dialControl(allowPrivate bool) func(network, address string, _ syscall.RawC
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
 		}
-		return checkAddr(ap.Addr(), allowPrivate)
+		if err := checkAddr(ap.Addr(), allowPrivate); err != nil {
+			return err
+		}
+		if LoopbackOnly() && !ap.Addr().Unmap().IsLoopback() {
+			return ErrLoopbackOnly
+		}
+		return nil
 	}
 }
 
@@ -255,7 +292,20 @@ func checkAddr(a netip.Addr, allowPrivate bool) error {
 	if reason == "" || (allowPrivate && !metadata) {
 		return nil
 	}
-	return forbiddenAddress("%s is %s", a, reason)
+	// The rule only: at connect time the address came from a resolver, and
+	// a message naming it (in an API answer or source_status.last_error)
+	// would map the internal network.
+	return forbiddenAddress("the resolved address is %s", reason)
+}
+
+// checkLiteral is checkAddr for an address the user wrote in the URL: the
+// refusal may quote it, since it is their own input.
+func checkLiteral(host string, a netip.Addr, allowPrivate bool) error {
+	reason, metadata := classifyAddr(a.WithZone(""))
+	if reason == "" || (allowPrivate && !metadata) {
+		return nil
+	}
+	return forbiddenAddress("%s is %s", host, reason)
 }
 
 type prefixRule struct {
@@ -288,36 +338,54 @@ var metadataAddrs = map[netip.Addr]bool{
 }
 
 var ipv4Rules = rules(
-	"0.0.0.0/8", "unspecified",
-	"10.0.0.0/8", "private",
-	"100.64.0.0/10", "shared address space (CGNAT)",
-	"127.0.0.0/8", "loopback",
-	"169.254.0.0/16", "link-local",
-	"172.16.0.0/12", "private",
-	"192.0.0.0/24", "reserved for IETF protocol assignments",
-	"192.0.2.0/24", "reserved for documentation",
+	"0.0.0.0/8", "an unspecified address",
+	"10.0.0.0/8", "a private address",
+	"100.64.0.0/10", "a shared (CGNAT) address",
+	"127.0.0.0/8", "a loopback address",
+	"169.254.0.0/16", "a link-local address",
+	"172.16.0.0/12", "a private address",
+	"192.0.0.0/24", "an address reserved for IETF protocol assignments",
+	"192.0.2.0/24", "a documentation address",
 	"192.88.99.0/24", "a 6to4 relay anycast address",
-	"192.168.0.0/16", "private",
-	"198.18.0.0/15", "reserved for benchmarking",
-	"198.51.100.0/24", "reserved for documentation",
-	"203.0.113.0/24", "reserved for documentation",
-	"224.0.0.0/4", "multicast",
-	"240.0.0.0/4", "reserved or broadcast",
+	"192.168.0.0/16", "a private address",
+	"198.18.0.0/15", "a benchmarking address",
+	"198.51.100.0/24", "a documentation address",
+	"203.0.113.0/24", "a documentation address",
+	"224.0.0.0/4", "a multicast address",
+	"240.0.0.0/4", "a reserved or broadcast address",
 )
 
-var ipv6Rules = rules(
-	"::/128", "unspecified",
-	"::1/128", "loopback",
+// IPv6 is judged by an allowlist: only global unicast (2000::/3) may be
+// reached, minus the special ranges inside it below. Everything else
+// (loopback, unspecified, unique local, link-local, multicast, IPv4-mapped
+// and -translated forms, discard, local NAT64 …) is refused, so a form
+// nobody thought of is refused too. The forms that embed an IPv4 address
+// and can route to it (mapped, NAT64, 6to4) are judged by that address.
+var globalUnicast = netip.MustParsePrefix("2000::/3")
+
+// ipv6Denied are the special ranges inside 2000::/3.
+var ipv6Denied = rules(
+	"2001::/32", "a Teredo address",
+	"2001:2::/48", "a benchmarking address",
+	"2001:10::/28", "an ORCHID address (deprecated)",
+	"2001:20::/28", "an ORCHIDv2 address",
+	"2001:db8::/32", "a documentation address",
+	"3fff::/20", "a documentation address",
+)
+
+// ipv6Names name the common ranges outside 2000::/3 in refusals; any other
+// address there is "not a global unicast IPv6 address".
+var ipv6Names = rules(
+	"::/128", "an unspecified address",
+	"::1/128", "a loopback address",
+	"::ffff:0:0:0/96", "an IPv4-translated address",
 	"::/96", "an IPv4-compatible address (deprecated)",
-	"64:ff9b:1::/48", "local-use NAT64",
-	"100::/64", "discard-only",
-	"2001::/32", "Teredo",
-	"2001:10::/28", "ORCHID (deprecated)",
-	"2001:db8::/32", "reserved for documentation",
-	"fc00::/7", "unique local (private)",
-	"fec0::/10", "site-local (deprecated)",
-	"fe80::/10", "link-local",
-	"ff00::/8", "multicast",
+	"64:ff9b:1::/48", "a local-use NAT64 address",
+	"100::/64", "a discard-only address",
+	"fc00::/7", "a unique local (private) address",
+	"fec0::/10", "a site-local address (deprecated)",
+	"fe80::/10", "a link-local address",
+	"ff00::/8", "a multicast address",
 )
 
 var (
@@ -326,8 +394,8 @@ var (
 )
 
 // classifyAddr returns why a is not a public unicast address ("" when it
-// is) and whether it is a cloud-metadata address. IPv6 forms that embed an
-// IPv4 address (mapped, NAT64, 6to4) are judged by the embedded address.
+// is), as a phrase naming the rule ("a loopback address"), never the
+// address itself, and whether it is a cloud-metadata address.
 func classifyAddr(a netip.Addr) (reason string, metadata bool) {
 	if metadataAddrs[a] {
 		return "a cloud metadata address", true
@@ -350,7 +418,15 @@ func classifyAddr(a netip.Addr) (reason string, metadata bool) {
 	case sixTo4.Contains(a):
 		return embedded("6to4", netip.AddrFrom4([4]byte(b[2:6])))
 	}
-	for _, r := range ipv6Rules {
+	if !globalUnicast.Contains(a) {
+		for _, r := range ipv6Names {
+			if r.prefix.Contains(a) {
+				return r.reason, false
+			}
+		}
+		return "not a global unicast IPv6 address", false
+	}
+	for _, r := range ipv6Denied {
 		if r.prefix.Contains(a) {
 			return r.reason, false
 		}
@@ -363,5 +439,5 @@ func embedded(form string, v4 netip.Addr) (string, bool) {
 	if reason == "" {
 		return "", false
 	}
-	return form + " " + v4.String() + ", " + reason, metadata
+	return "an " + form + " form of " + reason, metadata
 }

@@ -372,11 +372,7 @@ func TestResourceCRUD(t *testing.T) {
 	hasKeys(t, "list_webhook_deliveries", dl, "deliveries", "nextCursor", "hasMore")
 	e.do("DELETE", "/api/v1/webhooks/"+w["id"].(string), k, nil).ok()
 	// members and account
-	inv := e.do("POST", "/api/v1/members", k, map[string]any{"email": "new@example.com", "role": "viewer"}).ok().data()
-	if inv["created"] != true || inv["temporary_password"] == nil {
-		t.Fatalf("%v", inv)
-	}
-	uid := inv["user_id"].(string)
+	_, uid := e.joinByInvite(k, "new@example.com", "viewer")
 	um := e.do("PATCH", "/api/v1/members/"+uid, k, map[string]any{"role": "editor"}).ok().data()
 	if um["role"] != "editor" || um["user_id"] != uid {
 		t.Fatalf("%v", um)
@@ -398,9 +394,7 @@ func TestResourceCRUD(t *testing.T) {
 
 func TestViewerRole(t *testing.T) {
 	e := newEnv(t)
-	inv := e.do("POST", "/api/v1/members", e.keyA, map[string]any{"email": "viewer@example.com", "role": "viewer"}).ok().data()
-	pw := inv["temporary_password"].(string)
-	tok := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "viewer@example.com", "password": pw}).ok().data()["token"].(string)
+	tok, _ := e.joinByInvite(e.keyA, "viewer@example.com", "viewer")
 	e.do("GET", "/api/v1/monitors", tok, nil).ok()
 	e.do("POST", "/api/v1/monitors", tok, map[string]any{"name": "x", "keywords": []string{"x"}}).expect(403, "FORBIDDEN")
 	var body map[string]any

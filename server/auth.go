@@ -69,6 +69,9 @@ func (l *limiter) get(key string) *rate.Limiter {
 
 func (l *limiter) allow(key string) bool { return l.get(key).Allow() }
 
+// allowN takes n tokens at once (a JSON-RPC batch of n calls).
+func (l *limiter) allowN(key string, n int) bool { return l.get(key).AllowN(time.Now(), n) }
+
 // retryAfter reserves to learn the wait, then cancels the reservation.
 func (l *limiter) retryAfter(key string) time.Duration {
 	res := l.get(key).Reserve()

@@ -520,6 +520,7 @@ func TestMCPIdempotencyKey(t *testing.T) {
 	// The same key over REST is the same key (scope: project, capability, key).
 	req, _ := http.NewRequest("POST", e.http.URL+"/api/v1/monitors", strings.NewReader(`{"name":"Once","keywords":["acme"]}`))
 	req.Header.Set("Authorization", "Bearer "+e.key)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", "mcp-test-key-0001")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

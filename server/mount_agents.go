@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -59,21 +60,30 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		s.writeError(w, r, id, "", e)
 		return
 	}
-	if !s.limiter.allow(p.CredentialID()) {
-		wait := s.limiter.retryAfter(p.CredentialID())
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
-		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"})
-		return
-	}
+	calls := 1
 	if r.Method == http.MethodPost {
 		// The contract's 400 for a body over the limit, as on REST (the
 		// SDK would answer 413 in plain text).
 		body, apiErr := s.readBody(w, r)
+		if apiErr == nil {
+			apiErr = checkJSONBody(body)
+		}
+		if apiErr == nil {
+			calls, apiErr = s.mcpCalls(body)
+		}
 		if apiErr != nil {
 			s.writeError(w, r, id, "", apiErr)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	// One token per JSON-RPC call: a batch of n calls costs n, so a batch
+	// cannot do more than the same calls sent one by one.
+	if !s.limiter.allowN(p.CredentialID(), calls) {
+		wait := s.limiter.retryAfter(p.CredentialID())
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
+		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential (each JSON-RPC call of a batch counts); retry after the Retry-After seconds"})
+		return
 	}
 	s.setHeaders(w, id)
 	h.ServeHTTP(w, r.WithContext(capability.WithPrincipal(r.Context(), p)))
@@ -102,4 +112,22 @@ func (s *Server) originAllowed(r *http.Request) bool {
 		return true
 	}
 	return false
+}
+
+// mcpCalls counts the JSON-RPC calls of a POST body: 1 for a single
+// message, the length of a batch (protocol versions before 2025-06-18 allow
+// batches). A batch over MaxMCPBatch is refused.
+func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '[' {
+		return 1, nil
+	}
+	var batch []json.RawMessage
+	if err := json.Unmarshal(t, &batch); err != nil {
+		return 1, nil // not a valid batch: the SDK answers the parse error
+	}
+	if len(batch) > s.opts.MaxMCPBatch {
+		return 0, capability.Invalid("", "a JSON-RPC batch may hold at most %d calls; this one holds %d (send several requests, or one call per request)", s.opts.MaxMCPBatch, len(batch))
+	}
+	return max(len(batch), 1), nil
 }

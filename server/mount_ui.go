@@ -7,7 +7,7 @@ import "earshot/ui"
 // non-API addresses get the dashboard's HTML "Page not found".
 func (s *Server) mountUI() {
 	u := ui.New(s.svc)
-	u.AllowLogin = func(email string) bool { return s.loginLimiter.allow(email) }
 	u.Mount(s.Router)
+	u.MountInvites(s.Router)
 	s.pageNotFound = u.NotFound
 }

@@ -26,6 +26,7 @@ var errorStatuses = []struct {
 	{"403", "FORBIDDEN", "The credential lacks the operation's scope (or is an API key on a session-only operation)."},
 	{"404", "NOT_FOUND", "The resource does not exist or belongs to a project the credential cannot reach."},
 	{"409", "CONFLICT, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE", "Conflict with the current state (e.g. an archived project), or an Idempotency-Key reused with another request or still running."},
+	{"415", "UNSUPPORTED_MEDIA_TYPE", "A request body sent with another Content-Type than `application/json`. Only operations with a request body declare it."},
 	{"429", "RATE_LIMITED", "Too many requests for this credential; retry after `Retry-After` seconds."},
 	{"500", "INTERNAL", "Unexpected error; the request id identifies it in the server log."},
 }
@@ -148,7 +149,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 					"properties": map[string]any{
 						"code": map[string]any{"type": "string", "description": "Stable code for programs.", "enum": []any{
 							"VALIDATION_ERROR", "UNAUTHORIZED", "USAGE_LIMIT_REACHED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
-							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "METHOD_NOT_ALLOWED", "INTERNAL"}},
+							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL"}},
 						"message": map[string]any{"type": "string", "description": "For people."},
 						"param":   map[string]any{"type": "string", "description": "The offending field, when there is one."},
 					},
@@ -275,7 +276,14 @@ func openAPIResponses(c *capability.Capability) map[string]any {
 		ok = okResponse(data)
 	}
 	out := map[string]any{"200": ok}
+	hasBody := false
+	for _, f := range c.Fields {
+		hasBody = hasBody || f.In == "body"
+	}
 	for _, e := range errorStatuses {
+		if e.Status == "415" && !hasBody {
+			continue
+		}
 		out[e.Status] = map[string]any{"$ref": "#/components/responses/Error" + e.Status}
 	}
 	return out
@@ -332,7 +340,7 @@ func sessionPaths() map[string]any {
 	login := map[string]any{
 		"operationId": loginOperation,
 		"summary":     "Log in (create a session)",
-		"description": "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). Attempts are limited per email.",
+		"description": "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). Failed attempts are limited per (email, client address) with a growing wait, and per client address across emails; an unknown email takes as long as a wrong password.",
 		"tags":        []any{"session"},
 		"security":    []any{},
 		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
@@ -343,7 +351,7 @@ func sessionPaths() map[string]any {
 			},
 		}}}},
 		"responses": func() map[string]any {
-			m := errs("400", "401", "429", "500")
+			m := errs("400", "401", "415", "429", "500")
 			m["200"] = okResponse(map[string]any{
 				"type": "object", "required": []any{"token", "expires_at", "user_id"},
 				"properties": map[string]any{

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,10 +147,13 @@ func (s *Server) decodeREST(w http.ResponseWriter, r *http.Request, ps httproute
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if !utf8.Valid(body) {
-		return nil, capability.Invalid("", "request body must be valid UTF-8")
-	}
-	if len(strings.TrimSpace(string(body))) > 0 {
+	if len(bytes.TrimSpace(body)) > 0 {
+		if e := checkContentType(r); e != nil {
+			return nil, e
+		}
+		if e := checkJSONBody(body); e != nil {
+			return nil, e
+		}
 		var obj map[string]json.RawMessage
 		dec := json.NewDecoder(strings.NewReader(string(body)))
 		if err := dec.Decode(&obj); err != nil || obj == nil {

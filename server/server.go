@@ -4,14 +4,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +30,12 @@ type Options struct {
 	RateLimit   float64 // requests per second per credential (0: default 50)
 	RateBurst   int     // bucket size (0: default 100)
 	MaxBodySize int64   // bytes (0: 1 MiB)
+	// MetricsToken, when set, is the bearer token GET /metrics asks for
+	// (EARSHOT_METRICS_TOKEN); empty leaves /metrics open, for a scraper on
+	// a private network.
+	MetricsToken string
+	// MaxMCPBatch caps the JSON-RPC calls in one /mcp batch (0: 20).
+	MaxMCPBatch int
 }
 
 // Server routes every HTTP request.
@@ -38,9 +47,6 @@ type Server struct {
 	Router  *httprouter.Router
 	Metrics *metrics.Registry
 	limiter *limiter
-	// login attempts per email: a bucket of 10, refilled at one a second,
-	// so guessing passwords is slow whatever the API rate limit is.
-	loginLimiter *limiter
 
 	// pageNotFound answers unknown non-API paths with an HTML page (set by
 	// the dashboard's mount); nil means the JSON envelope everywhere.
@@ -61,11 +67,13 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	if opts.MaxBodySize == 0 {
 		opts.MaxBodySize = 1 << 20
 	}
+	if opts.MaxMCPBatch == 0 {
+		opts.MaxMCPBatch = 20
+	}
 	if reg == nil {
 		reg = metrics.New()
 	}
-	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst),
-		loginLimiter: newLimiter(1, 10)}
+	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
 	s.requests = reg.Counter("earshot_http_requests_total", "HTTP API requests by capability and status.", "capability", "status")
 	s.latency = reg.Histogram("earshot_http_request_duration_seconds", "HTTP API latency by capability.", metrics.DefaultBuckets, "capability")
 	r := httprouter.New()
@@ -254,6 +262,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s.opts.MetricsToken != "" {
+		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.MetricsToken)) != 1 {
+			s.writeError(w, r, newRequestID(), "", capability.Unauthorized("send Authorization: Bearer <the EARSHOT_METRICS_TOKEN value>"))
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.Metrics.WriteText(w)
 }
@@ -264,8 +279,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		Email    string `json:"email"`
 		Password string `json:"password"`
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize)
-	dec := json.NewDecoder(r.Body)
+	body, apiErr := s.readBody(w, r)
+	if apiErr == nil {
+		apiErr = checkContentType(r)
+	}
+	if apiErr == nil {
+		apiErr = checkJSONBody(body)
+	}
+	if apiErr != nil {
+		s.writeError(w, r, id, loginOperation, apiErr)
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		s.writeError(w, r, id, loginOperation, capability.Invalid("", "body must be a JSON object with email and password"))
@@ -279,13 +304,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		s.writeError(w, r, id, loginOperation, capability.Invalid("password", "password is required"))
 		return
 	}
-	if !s.loginLimiter.allow(strings.ToLower(in.Email)) {
-		w.Header().Set("Retry-After", "1")
-		s.writeError(w, r, id, loginOperation, &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "too many login attempts; retry later"})
-		return
-	}
-	res, err := s.svc.Login(r.Context(), in.Email, in.Password)
+	res, err := s.svc.Login(r.Context(), in.Email, in.Password, capability.ClientAddr(r.RemoteAddr))
 	if err != nil {
+		var le *capability.LimitedError
+		if errors.As(err, &le) {
+			w.Header().Set("Retry-After", strconv.Itoa(le.RetryAfterSeconds()))
+		}
 		e, known := capability.AsError(err, "user")
 		if !known {
 			s.log.Error("login", "request_id", id, "err", err)

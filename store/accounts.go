@@ -225,3 +225,26 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string) error {
 		FormatTime(t), id, FormatTime(t.Add(-time.Minute)))
 	return err
 }
+
+// SetPasswordHash replaces a user's password hash.
+func (s *Store) SetPasswordHash(ctx context.Context, userID, hash string) error {
+	res, err := s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DeleteUserSessions logs a user out everywhere but keepSessionID ("" ends
+// every session) and returns how many sessions ended.
+func (s *Store) DeleteUserSessions(ctx context.Context, userID, keepSessionID string) (int, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

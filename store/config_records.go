@@ -111,16 +111,17 @@ type Alert struct {
 	Secret       string          `json:"-"`
 	Filters      json.RawMessage `json:"filters"`
 	Digest       string          `json:"digest"`
+	Trigger      string          `json:"trigger" doc:"mention: new relevant mentions fire it; spike: detected spikes (spike.detected) fire it."`
 	LastDigestAt *string         `json:"last_digest_at"`
 	CreatedAt    string          `json:"created_at"`
 }
 
-const alertCols = `id, project_id, name, active, min_urgency, channel, target, secret, filters, digest, last_digest_at, created_at`
+const alertCols = `id, project_id, name, active, min_urgency, channel, target, secret, filters, digest, last_digest_at, created_at, trigger_type`
 
 func scanAlert(row interface{ Scan(...any) error }) (*Alert, error) {
 	var a Alert
 	var f string
-	if err := row.Scan(&a.ID, &a.ProjectID, &a.Name, &a.Active, &a.MinUrgency, &a.Channel, &a.Target, &a.Secret, &f, &a.Digest, &a.LastDigestAt, &a.CreatedAt); err != nil {
+	if err := row.Scan(&a.ID, &a.ProjectID, &a.Name, &a.Active, &a.MinUrgency, &a.Channel, &a.Target, &a.Secret, &f, &a.Digest, &a.LastDigestAt, &a.CreatedAt, &a.Trigger); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
@@ -134,8 +135,11 @@ func scanAlert(row interface{ Scan(...any) error }) (*Alert, error) {
 func (s *Store) CreateAlert(ctx context.Context, a *Alert) error {
 	a.ID = uuid.NewString()
 	a.CreatedAt = now()
-	_, err := s.w.ExecContext(ctx, `INSERT INTO alerts(id,project_id,name,active,min_urgency,channel,target,secret,filters,digest,created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-		a.ID, a.ProjectID, a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, a.Secret, string(a.Filters), a.Digest, a.CreatedAt)
+	if a.Trigger == "" {
+		a.Trigger = "mention"
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO alerts(id,project_id,name,active,min_urgency,channel,target,secret,filters,digest,created_at,trigger_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		a.ID, a.ProjectID, a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, a.Secret, string(a.Filters), a.Digest, a.CreatedAt, a.Trigger)
 	return err
 }
 
@@ -168,8 +172,11 @@ func (s *Store) ListAlerts(ctx context.Context, projectID string, activeOnly boo
 
 // SaveAlert writes an alert's mutable fields back.
 func (s *Store) SaveAlert(ctx context.Context, a *Alert) error {
-	return s.execOne(ctx, `UPDATE alerts SET name=?, active=?, min_urgency=?, channel=?, target=?, filters=?, digest=? WHERE id = ? AND project_id = ?`,
-		a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, string(a.Filters), a.Digest, a.ID, a.ProjectID)
+	if a.Trigger == "" {
+		a.Trigger = "mention"
+	}
+	return s.execOne(ctx, `UPDATE alerts SET name=?, active=?, min_urgency=?, channel=?, target=?, filters=?, digest=?, trigger_type=? WHERE id = ? AND project_id = ?`,
+		a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, string(a.Filters), a.Digest, a.Trigger, a.ID, a.ProjectID)
 }
 
 // DeleteAlert deletes an alert (notifications stop: pending alert

@@ -285,58 +285,11 @@ func ftsTrigrams(search string) string {
 	return b.String()
 }
 
-func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
-	var where []string
-	var args []any
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
-	}
-	sync := f.CollectedSince != nil
-	var from string
-	var fromArgs []any
-	orderCol := "m.published_at"
-	if sync {
-		orderCol = "m.collected_at"
-	}
-	byUrgency := f.ByUrgency && !sync
+// conditions adds the filter's predicates on mentions m, whatever the rows
+// are read from (lists, counts).
+func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
-	}
-	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
-	// key instead of walking the project in date order; a walk names its
-	// date-ordered index, or SQLite may pick a value index (status, source,
-	// category and monitor ones are not in date order, migrations 070, 071)
-	// and sort every match.
-	switch {
-	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
-		// A rare search: the trigram index's matches plus rows the indexer
-		// has not reached.
-		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
-			CROSS JOIN mentions m ON m.rowid = cand.k`
-		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
-	case f.StoryID != "":
-		// A story's mentions are few and have their own date index.
-		from = `mentions m INDEXED BY mentions_story`
-	case sync:
-		from = `mentions m INDEXED BY mentions_collected`
-	case f.AuthorHandle != "":
-		from = `mentions m INDEXED BY mentions_author`
-	case f.PublicVisibility == "featured" || f.PublicVisibility == "hidden":
-		// Curated mentions are few and have their own date-ordered index.
-		from = `mentions m INDEXED BY mentions_curated`
-		add(`m.public_visibility <> 'auto'`) // the partial index's condition
-	case byUrgency:
-		from, fromArgs = s.urgencySource(ctx, f)
-	case f.Status != "" && f.Status != "new":
-		from = `mentions m INDEXED BY mentions_triaged_feed`
-		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
-	default:
-		from = `mentions m INDEXED BY mentions_feed`
-		if c, ok := s.rareValue(ctx, f); ok {
-			from = `(` + c.rows + `) AS cand CROSS JOIN mentions m ON m.` + c.key + ` = cand.k`
-			fromArgs = append(fromArgs, c.args...)
-		}
 	}
 	add(`m.project_id = ?`, f.ProjectID)
 	if f.StoryID != "" {
@@ -391,7 +344,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	if f.Until != nil {
 		add(`m.published_at < ?`, FormatTime(*f.Until))
 	}
-	if sync {
+	if f.CollectedSince != nil {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
 	}
 	if f.Search != "" {
@@ -399,6 +352,59 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// The exact predicate: Unicode case-folded substring.
 		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
 	}
+}
+
+func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	sync := f.CollectedSince != nil
+	var from string
+	var fromArgs []any
+	orderCol := "m.published_at"
+	if sync {
+		orderCol = "m.collected_at"
+	}
+	byUrgency := f.ByUrgency && !sync
+	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
+	// key instead of walking the project in date order; a walk names its
+	// date-ordered index, or SQLite may pick a value index (status, source,
+	// category and monitor ones are not in date order, migrations 070, 071)
+	// and sort every match.
+	switch {
+	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+		// A rare search: the trigram index's matches plus rows the indexer
+		// has not reached.
+		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
+			CROSS JOIN mentions m ON m.rowid = cand.k`
+		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+	case f.StoryID != "":
+		// A story's mentions are few and have their own date index.
+		from = `mentions m INDEXED BY mentions_story`
+	case sync:
+		from = `mentions m INDEXED BY mentions_collected`
+	case f.AuthorHandle != "":
+		from = `mentions m INDEXED BY mentions_author`
+	case f.PublicVisibility == "featured" || f.PublicVisibility == "hidden":
+		// Curated mentions are few and have their own date-ordered index.
+		from = `mentions m INDEXED BY mentions_curated`
+		add(`m.public_visibility <> 'auto'`) // the partial index's condition
+	case byUrgency:
+		from, fromArgs = s.urgencySource(ctx, f)
+	case f.Status != "" && f.Status != "new":
+		from = `mentions m INDEXED BY mentions_triaged_feed`
+		add(`m.status <> 'new'`) // the partial index's condition, spelled out for SQLite
+	default:
+		from = `mentions m INDEXED BY mentions_feed`
+		if c, ok := s.rareValue(ctx, f); ok {
+			from = `(` + c.rows + `) AS cand CROSS JOIN mentions m ON m.` + c.key + ` = cand.k`
+			fromArgs = append(fromArgs, c.args...)
+		}
+	}
+	f.conditions(add)
 	if after != nil {
 		if byUrgency {
 			add(`(m.urgency, m.published_at, m.id) < (?, ?, ?)`, after.Urgency, after.At, after.ID)
@@ -571,23 +577,25 @@ func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int)
 	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
 }
 
-// SOVRow is the count of relevant mentions of one keyword group on one day.
+// SOVRow is the count of relevant mentions of one keyword group and one
+// sentiment on one day.
 type SOVRow struct {
-	Day     string
-	GroupID string
-	Count   int
+	Day       string
+	GroupID   string
+	Sentiment string
+	Count     int
 }
 
-// ShareOfVoice counts relevant mentions per keyword group and UTC day in
-// [since, until). A mention counts once per group however many of the
-// group's monitors matched it.
+// ShareOfVoice counts relevant mentions per keyword group, sentiment and
+// UTC day in [since, until). A mention counts once per group however many
+// of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, COUNT(DISTINCT m.id)
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
 		FROM mentions m INDEXED BY mentions_feed
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id
 		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL
-		GROUP BY day, mo.group_id ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
+		GROUP BY day, mo.group_id, m.sentiment ORDER BY day, mo.group_id`, projectID, FormatTime(since), FormatTime(until))
 	if err != nil {
 		return nil, err
 	}
@@ -595,7 +603,7 @@ func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until
 	var out []SOVRow
 	for rows.Next() {
 		var r SOVRow
-		if err := rows.Scan(&r.Day, &r.GroupID, &r.Count); err != nil {
+		if err := rows.Scan(&r.Day, &r.GroupID, &r.Sentiment, &r.Count); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

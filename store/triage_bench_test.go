@@ -87,6 +87,69 @@ func TestTriageLatency(t *testing.T) {
 		measure(name+" (page 2)", 30, func() error { _, err := st.ListMentions(ctx, f, &pos, 51); return err })
 	}
 	measure("public wall (200)", 20, func() error { _, err := st.PublicMentions(ctx, pid, 200); return err })
+	now := time.Now().UTC()
+	series := func(n int, step time.Duration) []time.Time {
+		start := now.Truncate(step).Add(-time.Duration(n-1) * step)
+		var out []time.Time
+		for t := start; t.Before(now); t = t.Add(step) {
+			out = append(out, t)
+		}
+		return append(out, now)
+	}
+	days37 := series(37, 24*time.Hour) // a 30-day window and 7 baseline days
+	hours48 := series(48, time.Hour)
+	days14 := series(14, 24*time.Hour)
+	negative := store.MentionFilter{Sentiment: "negative", Status: "new", MinUrgency: &seventy}
+	for name, c := range map[string]struct {
+		f      store.MentionFilter
+		bounds []time.Time
+	}{
+		"stats 30+7 days by day":            {store.MentionFilter{}, days37},
+		"stats 30+7 days, negative new ≥70": {negative, days37},
+		"stats 30+7 days, source=hn":        {store.MentionFilter{Source: "hn"}, days37},
+		"stats 30+7 days, monitor":          {store.MentionFilter{MonitorID: monitorID(t, st, pid)}, days37},
+		"stats 30+7 days, search crash":     {store.MentionFilter{Search: "crash"}, days37},
+		"stats 24+24 hours by hour":         {store.MentionFilter{}, hours48},
+	} {
+		f := c.f
+		f.ProjectID = pid
+		measure(name, 10, func() error { _, err := st.MentionCounts(ctx, f, c.bounds); return err })
+	}
+	measure("count hn ≥95 misinformation, cancelled at 50 ms", 5, func() error {
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := st.CountMentions(cctx, store.MentionFilter{ProjectID: pid, Source: "hn", MinUrgency: new(95), Category: "misinformation"}, 1001)
+		if err == nil {
+			t.Log("count finished within 50 ms")
+		}
+		return nil
+	})
+	measure("usage: stored per day, 30 days (all 1M stored today)", 10, func() error {
+		_, err := st.MentionsStored(ctx, pid, series(30, 24*time.Hour))
+		return err
+	})
+	measure("stats by monitor, 14 days by day", 10, func() error {
+		_, err := st.MentionCountsByMonitor(ctx, store.MentionFilter{ProjectID: pid}, days14)
+		return err
+	})
+	for name, f := range map[string]store.MentionFilter{
+		"count ≤1000: all":                   {},
+		"count ≤1000: new ≥70 negative":      negative,
+		"count ≤1000: misinformation+news":   {Category: "misinformation", Source: "news"},
+		"count ≤1000: search crash":          {Search: "crash"},
+		"count ≤1000: hn ≥95 misinformation": {Source: "hn", MinUrgency: new(95), Category: "misinformation"},
+	} {
+		f.ProjectID = pid
+		measure(name, 10, func() error { _, err := st.CountMentions(ctx, f, 1001); return err })
+	}
+}
+
+func monitorID(t *testing.T, st *store.Store, projectID string) string {
+	ms, err := st.ListMonitors(context.Background(), projectID)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("monitors: %v", err)
+	}
+	return ms[0].ID
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

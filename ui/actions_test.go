@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"earshot/capability"
 	"earshot/store"
 )
 
@@ -153,14 +154,26 @@ func TestSecretsShownOnce(t *testing.T) {
 	if st != formFailed || !strings.Contains(body, `class="field-error"`) {
 		t.Errorf("bad webhook url %d", st)
 	}
-	// Invite: temporary password shown once; role change and removal.
+	// Invite: the one-time link shown once; the invitee chooses a password
+	// and accepts; then role change and removal.
 	st, body, _ = c.post("/a/invite_member", url.Values{"email": {"ed@example.com"}, "role": {"editor"}, "_back": {"/members"}}, true)
-	if st != 200 || !strings.Contains(body, "temporary password") {
+	if st != 200 || !strings.Contains(body, "one-time link") {
 		t.Fatalf("invite %d", st)
 	}
-	pw := regexpFind(body, `shown only once:</p><code id="new-secret">([^<]+)</code>`)
-	if _, err := e.svc.Login(context.Background(), "ed@example.com", pw); err != nil {
-		t.Fatalf("temporary password does not log in: %v", err)
+	link := regexpFind(body, `shown only once[^<]*</p><code id="new-secret">([^<]+)</code>`)
+	token := link[strings.LastIndex(link, "/")+1:]
+	if err := e.svc.SignUpWithInvitation(context.Background(), token, "ed-password-1", "Ed"); err != nil {
+		t.Fatalf("sign-up with the link: %v", err)
+	}
+	login, err := e.svc.Login(context.Background(), "ed@example.com", "ed-password-1", "")
+	if err != nil {
+		t.Fatalf("the chosen password does not log in: %v", err)
+	}
+	sess, _ := e.st.SessionByToken(context.Background(), login.Token)
+	ed := &capability.Principal{Kind: capability.KindSession, UserID: sess.UserID, SessionID: sess.ID}
+	acc, _ := e.svc.Capability("accept_invitation")
+	if o := e.svc.Execute(context.Background(), acc, ed, &capability.AcceptInvitationIn{Token: token}, ""); o.Err != nil {
+		t.Fatalf("accept: %v", o.Err)
 	}
 	u, _ := e.st.UserByEmail(context.Background(), "ed@example.com")
 	c.post("/a/update_project_member", url.Values{"id": {u.ID}, "role": {"viewer"}, "_back": {"/members"}}, true)
@@ -213,7 +226,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ = c.get("/groups")
-	must(t, body, "Acme", "Globex", "own brand", "<svg", "<title id=\"svg-t\">", "<desc id=\"svg-d\">")
+	must(t, body, "Acme", "Globex", "own brand", "<svg", "<title id=\"sov-w-t\">", "<desc id=\"sov-n-d\">")
 	// Categories: relabel, disable, enable.
 	c.post("/a/update_category", url.Values{"id": {"complaint"}, "label": {"Gripes"}, "description": {"Unhappy posts"}, "_back": {"/categories"}}, true)
 	c.post("/a/delete_category", url.Values{"id": {"complaint"}, "_back": {"/categories"}}, true)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -81,17 +82,15 @@ func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
 	next := localPath(r.PostFormValue("next"), "/")
 	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email}
-	if u.AllowLogin != nil && !u.AllowLogin(strings.ToLower(email)) {
-		d.Error = "Too many login attempts; wait a few seconds and try again."
-		w.Header().Set("Retry-After", "1")
-		u.renderBare(w, http.StatusTooManyRequests, "login", d)
-		return
-	}
-	res, err := u.svc.Login(r.Context(), email, pw)
+	res, err := u.svc.Login(r.Context(), email, pw, capability.ClientAddr(r.RemoteAddr))
 	if err != nil {
 		e, known := capability.AsError(err, "user")
 		if !known {
 			u.log.Error("login", "err", err)
+		}
+		var le *capability.LimitedError
+		if errors.As(err, &le) {
+			w.Header().Set("Retry-After", strconv.Itoa(le.RetryAfterSeconds()))
 		}
 		d.Error = e.Message
 		u.renderBare(w, e.Status, "login", d)
@@ -193,12 +192,13 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		fail(e)
 		return
 	}
-	if _, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name"))); err != nil {
+	newUser, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
+	if err != nil {
 		e, _ := capability.AsError(err, "user")
 		fail(e)
 		return
 	}
-	res, err := u.svc.Login(ctx, email, pw)
+	res, err := u.svc.StartSession(ctx, newUser.ID)
 	if err != nil {
 		u.serverError(w, r, err)
 		return

@@ -141,7 +141,7 @@ func TestKeywordGroupRowEdit(t *testing.T) {
 	gs, _ := e.st.ListKeywordGroups(context.Background(), e.proj.ID)
 	g := gs[0]
 	_, body, _ := c.get("/groups")
-	must(t, body, `<form id="g-f-`+g.ID+`"`, `name="name" form="g-f-`+g.ID+`"`, `type="checkbox" name="is_own" value="true" form="g-f-`+g.ID+`"`, "<tfoot>")
+	must(t, body, `<form id="g-f-`+g.ID+`"`, `name="name" form="g-f-`+g.ID+`"`, `type="checkbox" name="is_own" value="true" form="g-f-`+g.ID+`"`, `class="share-bars"`, "0 relevant mentions in total")
 	if st, _, _ := c.post("/a/update_keyword_group", url.Values{"_form": {"update_keyword_group:" + g.ID}, "id": {g.ID}, "name": {"Acme Inc"}, "is_own": {"false", "true"}, "_back": {"/groups"}}, true); st != http.StatusSeeOther {
 		t.Fatalf("rename: %d", st)
 	}

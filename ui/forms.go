@@ -204,6 +204,7 @@ var (
 		"delete_monitor": "Monitor deleted; its mentions stay.", "delete_project": "Project archived.",
 		"update_project_member": "Role changed.", "update_keyword": "Keywords replaced.", "delete_keyword": "Keyword deleted from every monitor.",
 		"delete_category": "Category disabled; its new mentions are filed as Other.",
+		"change_password": "Password changed. Your other sessions were logged out; this one stays.",
 	}
 )
 
@@ -243,7 +244,12 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 			form[k] = v
 		}
 	}
-	o := u.run(r.Context(), p, name, form, false)
+	var o capability.Outcome
+	if e := confirmed(form); e != nil {
+		o = capability.Outcome{Status: e.Status, Err: e}
+	} else {
+		o = u.run(r.Context(), p, name, form, false)
+	}
 	if o.Err != nil {
 		errs := u.allErrors(name, form, false, o.Err)
 		u.putStash(w, s, back, &actionState{err: errs[0], errs: errs, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
@@ -259,7 +265,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	case "create_monitor":
 		back = "/monitors"
 	case "invite_member":
-		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.TemporaryPassword == nil {
+		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.InviteURL == nil {
 			break // nothing secret to show
 		}
 		fallthrough
@@ -272,6 +278,20 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	u.setCookie(w, flashCookie, url.QueryEscape(doneMessage(name, form)), 60)
 	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// confirmed checks a form's "X_confirm" fields (a new password typed
+// twice): each must equal X. The capability never sees them.
+func confirmed(form url.Values) *capability.Error {
+	for k := range form {
+		if f, ok := strings.CutSuffix(k, "_confirm"); ok {
+			if form.Get(k) != form.Get(f) {
+				return capability.Invalid(k, "the two %s entries differ; type the same twice", strings.ReplaceAll(f, "_", " "))
+			}
+			delete(form, k)
+		}
+	}
+	return nil
 }
 
 // formKey is the key of the submitted form: its _form field when that names

@@ -20,7 +20,7 @@ import (
 // filterKeys are the list_mentions query parameters the inbox reflects in
 // its URL (cursor is the JavaScript's business).
 var filterKeys = []string{"search", "status", "category", "sentiment", "source", "monitor_id", "min_urgency", "max_urgency",
-	"author_handle", "is_relevant", "date_preset", "since", "until", "collected_since", "limit"}
+	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until", "collected_since", "limit", "sort"}
 
 // viewKeys are the filters a saved view can hold.
 var viewKeys = []string{"monitor_id", "source", "category", "sentiment", "status", "min_urgency", "max_urgency", "author_handle", "search", "date_preset", "since", "until"}
@@ -29,6 +29,7 @@ type inboxData struct {
 	Q         url.Values
 	QS        string // the filter query string, for the JavaScript's endpoints
 	Filtered  bool
+	Active    int  // how many filters are set
 	OpenPanel bool // the filter panel starts open: filters no view names, or an error in them
 	Rows      rowsData
 	Next      string
@@ -36,7 +37,10 @@ type inboxData struct {
 	QueryErr  *capability.Error
 	QueryErrs []*capability.Error // every filter's error, QueryErr's first
 	Builtin   []viewLink          // All, New, Urgent
+	Sort      string              // "" (newest first) or "urgency"
+	SortLinks []viewLink          // the same filters newest first and most urgent first
 	Views     []viewLink
+	Overview  *overview // nil when the statistics are not available
 	Monitors  []*store.Monitor
 	PollFrom  string
 	Options   map[string][]string
@@ -85,6 +89,7 @@ type rowsData struct {
 	Search   string              // the inbox's search term, marked in the text
 	Keywords map[string][]string // monitor id → keywords, marked in the text
 	Compact  bool                // dense rows: one line of text, actions on the current row
+	Wall     bool                // the public page's preview: no selection box
 }
 
 const densityCookie = "earshot_density"
@@ -113,11 +118,12 @@ func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*store.Mon
 }
 
 var filterOptions = map[string][]string{
-	"status":      {"new", "reviewed", "done", "ignored"},
-	"category":    {"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"},
-	"sentiment":   {"positive", "neutral", "negative"},
-	"source":      capability.SourceValues,
-	"date_preset": {"today", "last_24_hours", "last_7_days", "last_30_days", "last_90_days", "month_to_date", "all_time"},
+	"status":            {"new", "reviewed", "done", "ignored"},
+	"category":          {"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"},
+	"sentiment":         {"positive", "neutral", "negative"},
+	"source":            capability.SourceValues,
+	"public_visibility": {"featured", "hidden", "auto"},
+	"date_preset":       {"today", "last_24_hours", "last_7_days", "last_30_days", "last_90_days", "month_to_date", "all_time"},
 }
 
 // filterQuery keeps the known filter parameters of q.
@@ -137,7 +143,29 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	pg.Title, pg.Nav = "Inbox", "inbox"
 	rq := r.URL.Query()
 	q := filterQuery(rq)
-	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(q) > 0, Options: filterOptions, PollFrom: store.FormatTime(u.now())}
+	// The order is not a filter: views match, and the panel counts,
+	// the filters without it; every view link keeps the chosen order.
+	fq := filterQuery(rq)
+	fq.Del("sort")
+	fqs := fq.Encode()
+	sortSuffix := ""
+	if q.Get("sort") == "urgency" {
+		sortSuffix = "sort=urgency"
+	} else {
+		q.Del("sort") // newest is the default: one URL per view
+	}
+	withSort := func(href string) string {
+		if sortSuffix == "" {
+			return href
+		}
+		return withSort2(href, sortSuffix)
+	}
+	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: store.FormatTime(u.now()), Sort: q.Get("sort")}
+	base := "/"
+	if fqs != "" {
+		base = "/?" + fqs
+	}
+	d.SortLinks = []viewLink{{Name: "Newest", Href: base, Current: d.Sort == ""}, {Name: "Most urgent", Href: withSort2(base, "sort=urgency"), Current: d.Sort == "urgency"}}
 	d.Monitors = u.listMonitors(r, pg.P)
 	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
 		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r)}
@@ -162,20 +190,21 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	// the filter panel opens only for filters no view names (or an error).
 	d.OpenPanel = d.Filtered
 	for _, v := range builtinViews {
-		v.Current = v.Href == "/?"+d.QS || (v.Href == "/" && d.QS == "")
+		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
 		if v.Current {
 			d.OpenPanel = false
 		}
+		v.Href = withSort(v.Href)
 		d.Builtin = append(d.Builtin, v)
 	}
 	if o := u.exec(ctx, pg.P, "list_views", &capability.Empty{}); o.Err == nil {
 		for _, v := range o.Data.(*capability.ViewsOut).Views {
 			vq := viewQuery(v.Filters)
-			cur := vq.Encode() == d.QS && len(q) > 0
+			cur := vq.Encode() == fqs && len(fq) > 0
 			if cur {
 				d.OpenPanel = false
 			}
-			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: "/?" + vq.Encode(), Current: cur})
+			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur})
 		}
 	}
 	if d.QueryErr != nil {
@@ -184,6 +213,14 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	d.Elapsed = time.Since(start)
 	pg.Data = d
 	u.render(w, pg, "inbox")
+}
+
+// withSort2 appends a query parameter to an inbox link.
+func withSort2(href, param string) string {
+	if href == "/" {
+		return "/?" + param
+	}
+	return href + "&" + param
 }
 
 // viewQuery turns saved-view filters into inbox query parameters.
@@ -343,13 +380,20 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 	if len(ids) > 500 {
 		return nil, capability.Invalid("id", "at most 500 mentions at once")
 	}
-	status := r.FormValue("status")
+	status, vis := r.FormValue("status"), r.FormValue("public_visibility")
 	rows := map[string]string{}
 	var errs []map[string]string
 	var lastErr *capability.Error
 	var rd *rowsData // built at the first changed row
 	for _, id := range ids {
-		o := u.run(r.Context(), s.p, "update_mention_status", url.Values{"id": {id}, "status": {status}}, false)
+		in := url.Values{"id": {id}}
+		if status != "" {
+			in.Set("status", status)
+		}
+		if vis != "" {
+			in.Set("public_visibility", vis)
+		}
+		o := u.run(r.Context(), s.p, "update_mention_status", in, false)
 		if o.Err != nil {
 			lastErr = o.Err
 			errs = append(errs, map[string]string{"id": id, "message": o.Err.Message})
@@ -368,7 +412,7 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 	if len(rows) == 0 && lastErr != nil {
 		return nil, lastErr
 	}
-	return map[string]any{"rows": rows, "errors": errs, "status": status}, nil
+	return map[string]any{"rows": rows, "errors": errs, "status": status, "public_visibility": vis}, nil
 }
 
 // mentionData is the one-mention page.

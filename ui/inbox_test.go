@@ -119,3 +119,20 @@ func TestMentionPageShowsReasons(t *testing.T) {
 	must(t, body, "The app is down again for the third time today", "Reports an outage.", "Many users affected.", "Names the product.",
 		"40 likes · 1 repost", "More from @sam", "Service restored", "88 of 100")
 }
+
+// TestSortByUrgency: the order toggle keeps the filters, views keep the
+// order, and the rows come most urgent first.
+func TestSortByUrgency(t *testing.T) {
+	_, c := ownerClient(t, 30)
+	_, body, _ := c.get("/?status=new&sort=urgency")
+	must(t, body, `class="btn-small" href="/?status=new">Newest`, `href="/?status=new&amp;sort=urgency" aria-current="true">Most urgent`)
+	urg := regexpMust(`data-urgency="(\d+)"`).FindAllStringSubmatch(body, -1)
+	if len(urg) < 2 || urg[0][1] != "29" {
+		t.Errorf("first row's urgency %v, want 29", urg[:min(3, len(urg))])
+	}
+	// The New view is still current, its link keeps the order, the panel stays closed.
+	must(t, body, `<a href="/?status=new&amp;sort=urgency" aria-current="page">New</a>`)
+	if strings.Contains(body, `<details class="filters" open>`) {
+		t.Error("the order opened the filter panel")
+	}
+}

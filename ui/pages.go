@@ -25,7 +25,9 @@ type groupsData struct {
 	Groups  []*store.KeywordGroup
 	SOV     *capability.SOVOut
 	SOVErr  *capability.Error
-	Chart   chart
+	Chart   chart // wide
+	Narrow  chart // the same at phone width
+	Bars    []shareBar
 	Preset  string
 	Presets []string
 }
@@ -42,7 +44,8 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 		d.SOVErr = o.Err
 	} else {
 		d.SOV = o.Data.(*capability.SOVOut)
-		d.Chart = sovChart(d.SOV)
+		d.Chart, d.Narrow = sovCharts(d.SOV)
+		d.Bars = shareBars(d.SOV, nil)
 	}
 	pg.Data = d
 	u.render(w, pg, "groups")
@@ -129,9 +132,15 @@ func (u *UI) keys(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter
 	u.render(w, pg, "keys")
 }
 
+type accountData struct {
+	*store.User
+	PasswordForm bool // change_password is served
+}
+
 func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Account", "account"
-	pg.Data = pg.User
+	_, canChange := u.svc.Capability("change_password")
+	pg.Data = &accountData{User: pg.User, PasswordForm: canChange}
 	u.render(w, pg, "account")
 }
 

@@ -27,7 +27,7 @@ var fieldLabels = map[string]string{
 	"keywords": "Keywords", "exclude_keywords": "Exclude keywords", "watch_accounts": "Watch accounts", "feed_urls": "Feed URLs",
 	"review_urls": "Review page URLs", "backfill_hours": "Backfill", "scan_interval_minutes": "Scan every", "query_mode": "Match",
 	"full_name": "Display name", "name": "Name", "email": "Email", "role": "Role", "target": "Target", "channel": "Channel",
-	"events": "Events", "scopes": "Scopes", "current_password": "Current password", "new_password": "New password",
+	"events": "Events", "scopes": "Scopes", "current_password": "Current password", "new_password": "New password", "new_password_confirm": "New password again",
 	"password": "Password", "group_id": "Keyword group", "website": "Website", "description": "Description",
 	"confirmation_name": "Project name", "label": "Label", "keyword": "Keyword", "digest": "Delivery", "filters": "Filters",
 	"public_visibility": "Public page", "sources": "Sources",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/capability"
 	"earshot/store"
 )
 
@@ -21,13 +22,16 @@ type publicData struct {
 	Name        string
 	Description string
 	Website     string
+	Featured    []publicMention
 	Love        []publicMention
 	Other       []publicMention
 	Public      bool
 }
 
-// publicPage is /p/{slug}: the project's relevant mentions, testimonials
-// first. 404 when the page is off or the project archived.
+// publicPage is /p/{slug}: the project's curated wall (capability
+// PublicWall, CONTRACT §9): the mentions an editor featured, then
+// testimonials, then other relevant mentions that are neither negative nor
+// misinformation. 404 when the page is off or the project archived.
 func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	ctx := r.Context()
 	notFound := func() {
@@ -46,7 +50,7 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 		notFound()
 		return
 	}
-	ms, err := u.store.PublicMentions(ctx, pr.ID, 200)
+	ms, err := u.svc.PublicWall(ctx, pr.ID)
 	if err != nil {
 		u.serverError(w, r, err)
 		return
@@ -57,12 +61,36 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 	}
 	for _, m := range ms {
 		pm := publicMention{Source: m.Source, Author: m.AuthorHandle, Text: m.Text, URL: m.URL, PublishedAt: m.PublishedAt, Testimonial: m.Category == "testimonial"}
-		if pm.Testimonial {
+		switch {
+		case m.PublicVisibility == store.VisibilityFeatured:
+			d.Featured = append(d.Featured, pm)
+		case pm.Testimonial:
 			d.Love = append(d.Love, pm)
-		} else {
+		default:
 			d.Other = append(d.Other, pm)
 		}
 	}
 	w.Header().Set("Cache-Control", "no-cache") // unpublishing must take effect at once
 	u.renderBare(w, http.StatusOK, "public", d)
+}
+
+type wallData struct {
+	Out  *capability.PublicPageOut
+	Rows rowsData
+}
+
+// wallPreview shows editors the public page's mentions in its order, also
+// while the page is off, each with its feature/hide controls.
+func (u *UI) wallPreview(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
+	pg.Title, pg.Nav = "Public page preview", "settings"
+	o := u.exec(r.Context(), pg.P, "preview_public_page", &capability.Empty{})
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	out := o.Data.(*capability.PublicPageOut)
+	d := &wallData{Out: out, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+		Items: out.Items, Keywords: map[string][]string{}, Compact: compact(r), Wall: true}}
+	pg.Data = d
+	u.render(w, pg, "wall")
 }

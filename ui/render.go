@@ -80,7 +80,8 @@ var funcs = template.FuncMap{
 		}
 		return out
 	},
-	"stAction": func(s string) string { return statusActions[s] },
+	"stAction":  func(s string) string { return statusActions[s] },
+	"visAction": func(s string) string { return visActions[s] },
 	"backfill": func(h int) string {
 		if h < 48 {
 			return fmt.Sprintf("%d hours", h)
@@ -119,8 +120,9 @@ func dict(kv ...any) map[string]any {
 }
 
 var (
-	filterLabels  = map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published"}
+	filterLabels  = map[string]string{"status": "Status", "category": "Category", "sentiment": "Sentiment", "source": "Source", "date_preset": "Published", "public_visibility": "Public page"}
 	statusActions = map[string]string{"reviewed": "Reviewed", "done": "Done", "ignored": "Ignore", "new": "New"}
+	visActions    = map[string]string{"featured": "Feature", "hidden": "Hide", "auto": "Auto"}
 )
 
 func mustTemplates() *templates {
@@ -263,7 +265,7 @@ var labels = map[string]string{
 	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending",
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
-	"delivered": "Delivered", "failed": "Failed",
+	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",
 }
 
 func label(s string) string {

@@ -95,6 +95,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	page("/account", u.account)
 	page("/usage", u.usage)
 	page("/settings", u.settings)
+	page("/wall", u.wallPreview)
 	page("/projects/new", u.newProject)
 
 	r.GET("/login", u.loginPage)

@@ -5,6 +5,11 @@
 #   npm ci --prefix e2e/browser && e2e/browser/run.sh
 # Env: SEED_N (mentions to seed, default 80), CHROMIUM (default /usr/bin/chromium), PORT.
 set -euo pipefail
+# Hermetic: no collector or webhook may leave loopback (the monitor the test
+# creates fails its scans at once instead of contacting the platforms; the
+# inbox holds exactly the seeded mentions). EARSHOT_REPLAY=1 would feed it
+# the recorded platform responses instead.
+export EARSHOT_LOOPBACK_ONLY=1
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 WORK=$(mktemp -d)

@@ -246,6 +246,41 @@ try {
   check(await pub.evaluate(() => document.documentElement.scrollWidth) <= 360, "public page fits 360 px");
   await pub.screenshot({ path: join(OUT, "public-360.png") });
 
+  console.log("wall curation");
+  const wallBefore = await (await pub.goto(publicURL)).text();
+  await page.goto(BASE + "/?category=complaint");
+  await page.keyboard.press("j");
+  const negID = await page.locator(".mention.cur").getAttribute("data-id");
+  const neg = (await api("/api/v1/mentions/" + negID)).body.data;
+  check(neg.sentiment === "negative" && !wallBefore.includes(neg.url), "a negative complaint is off the wall by default");
+  await page.keyboard.press("f");
+  await page.locator(`#m-${negID} .wall-featured`).waitFor({ timeout: 5000 }).catch(() => {});
+  check((await api("/api/v1/mentions/" + negID)).body.data.public_visibility === "featured", "f features it (REST sees featured)");
+  await page.goto(BASE + "/?category=testimonial");
+  await page.keyboard.press("j");
+  const hidID = await page.locator(".mention.cur").getAttribute("data-id");
+  const hid = (await api("/api/v1/mentions/" + hidID)).body.data;
+  check(wallBefore.includes(hid.url), "a testimonial is on the wall by default");
+  await page.locator(".mention.cur").getByRole("button", { name: "Hide" }).click();
+  await page.locator(`#m-${hidID} .wall-hidden`).waitFor({ timeout: 5000 }).catch(() => {});
+  check((await api("/api/v1/mentions/" + hidID)).body.data.public_visibility === "hidden", "the Hide button hides it (REST sees hidden)");
+  await page.goto(BASE + "/wall");
+  check(await page.locator(".mention").first().getAttribute("data-id") === negID, "the editor's preview leads with the featured mention");
+  check(await page.locator(`#m-${hidID}`).count() === 0, "the preview leaves the hidden one out");
+  await axeCheck(page, "/wall 1280");
+  const wallAfter = await (await pub.goto(publicURL)).text();
+  check(wallAfter.includes(neg.url) && wallAfter.indexOf(neg.url) < wallAfter.indexOf("Wall of love"), "the public page shows the featured complaint first");
+  check(!wallAfter.includes(hid.url), "the public page leaves the hidden testimonial out");
+  await axeCheck(pub, "public page 1280");
+  await pub.screenshot({ path: join(OUT, "public-curated.png") });
+
+  console.log("sort");
+  await page.goto(BASE + "/?status=new");
+  await Promise.all([page.waitForURL(/sort=urgency/), page.getByRole("link", { name: "Most urgent" }).click()]);
+  const urg = await page.locator(".mention").evaluateAll(ms => ms.map(m => +m.dataset.urgency));
+  check(urg.length > 1 && urg.every((u, i) => i === 0 || urg[i - 1] >= u), "Most urgent orders the rows by urgency: " + urg.slice(0, 5).join(", "));
+  check(await page.locator('.view-list a[aria-current="page"]').textContent() === "New", "the view stays current in that order");
+
   console.log("phone width");
   await page.setViewportSize({ width: 360, height: 740 });
   await page.goto(BASE + "/");
@@ -265,7 +300,7 @@ try {
   const anyID = (await api("/api/v1/mentions?limit=1")).body.data.items[0].id;
   const monID = (await api("/api/v1/monitors")).body.data.monitors[0].id;
   const pages = ["/", "/?status=new", "/?min_urgency=70&status=new", "/?category=testimonial&min_urgency=10", "/mentions/" + anyID, "/monitors", "/monitors/new", "/monitors/" + monID,
-    "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new"];
+    "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new", "/wall", "/?sort=urgency"];
   for (const [w, h] of [[1280, 800], [360, 780]]) {
     await page.setViewportSize({ width: w, height: h });
     for (const p of pages) {

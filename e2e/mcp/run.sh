@@ -8,6 +8,10 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1
+# Hermetic: serve answers every platform from its recorded responses on a
+# loopback server (EARSHOT_REPLAY), and refuses any non-loopback connection
+# (EARSHOT_LOOPBACK_ONLY), so the monitor created below contacts nobody.
+export EARSHOT_REPLAY=1 EARSHOT_LOOPBACK_ONLY=1
 
 if [ ! -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] || [ ! -x "$HERE/node_modules/.bin/redocly" ]; then
   echo "e2e/mcp: node_modules missing; run: npm ci --prefix e2e/mcp" >&2

@@ -82,6 +82,10 @@
       var err = $("main .error[role=alert]");
       if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
     }
+    // The overview is open beside the inbox on a wide screen, folded above it on a narrow one.
+    $$("details[data-open-wide]").forEach(function (d) {
+      if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
+    });
     var help = $("#help"), g = 0;
     var jumps = { i: "/", n: "/?status=new", m: "/monitors", v: "/groups", a: "/alerts", u: "/usage", s: "/settings", k: "/keys", w: "/webhooks" };
     document.addEventListener("keydown", function (e) {
@@ -147,22 +151,25 @@
       clearTimeout(toastTimer);
       toastTimer = setTimeout(function () { toast.hidden = true; }, 10000);
     }
-    var words = { reviewed: "reviewed", done: "done", ignored: "ignored", "new": "new" };
+    var words = { reviewed: "reviewed", done: "done", ignored: "ignored", "new": "new", featured: "featured on the public page", hidden: "hidden from the public page", auto: "shown on the public page by its rule" };
 
-    // setStatus triages ids. In a view filtered by status, a mention that
-    // no longer matches leaves the list and the cursor moves to the next
-    // one; z (or Undo) puts it back where it was with its old status.
-    function setStatus(ids, status, isUndo) {
-      if (!ids.length) return Promise.resolve();
-      if (!canWrite) { showError("Your role can read mentions but not triage them."); return Promise.resolve(); }
+    // change sets field (status or public_visibility) of ids to value. In a
+    // view filtered by that field, a mention that no longer matches leaves
+    // the list and the cursor moves to the next one; z (or Undo) puts it
+    // back where it was, as it was.
+    function change(ids, field, value, isUndo) {
+      if (!ids.length) return;
+      if (!canWrite) { showError("Your role can read mentions but not triage them."); return; }
       var prev = {};
-      ids.forEach(function (id) { var el = document.getElementById("m-" + id); prev[id] = el ? el.getAttribute("data-status") : "new"; });
-      return post("/ui/status?back=" + encodeURIComponent(back), { id: ids, status: status }).then(function (j) {
+      ids.forEach(function (id) { var el = document.getElementById("m-" + id); prev[id] = el ? el.getAttribute("data-" + field) : ""; });
+      var data = { id: ids }; data[field] = value;
+      post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
         if (j.error) { showError(j.error.message); return; }
         var wasCur = cur && cur.getAttribute("data-id");
         var changed = Object.keys(j.rows || {});
-        var drain = filterStatus && filterStatus !== status;
-        var rec = { status: status, items: [] };
+        var filter = list.getAttribute("data-" + field) || "";
+        var drain = filter && filter !== value;
+        var rec = { field: field, items: [] };
         var nextCur = null;
         if (drain && wasCur && j.rows[wasCur]) {
           // The next row that stays, else the previous one.
@@ -187,8 +194,8 @@
         if (drain && wasCur && j.rows[wasCur]) { cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
         updateCount();
         var n = changed.length;
-        var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[status] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
-        if (isUndo) { showToast("Undone: " + (n === 1 ? "the mention is " : n + " mentions are ") + "back.", false); }
+        var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
+        if (isUndo) { showToast("Undone: " + (n === 1 ? "the mention is " : n + " mentions are ") + "back as " + words[value] + ".", false); }
         else if (n) { undoStack.push(rec); showToast(msg, true); }
         announce(isUndo ? "Undone" : msg);
         if (j.errors && j.errors.length) showError(j.errors.length + " could not be changed: " + j.errors[0].message);
@@ -196,18 +203,19 @@
           var more = $("#more");
           if (more) more.innerHTML = "<p class=\"empty\">All done here: nothing left in this view.</p>";
         }
-        return j;
-      }).catch(function () { showError("Network error; the status was not changed."); });
+      }).catch(function () { showError("Network error; nothing was changed."); });
     }
+    function setStatus(ids, status) { change(ids, "status", status); }
     function undo() {
       var rec = undoStack.pop();
       if (!rec) { announce("Nothing to undo"); return; }
-      // Group by previous status: a bulk action may have moved mixed rows.
+      // Group by previous value: a bulk action may have moved mixed rows.
       var by = {};
       rec.items.forEach(function (it) { (by[it.prev] = by[it.prev] || []).push(it); });
-      Object.keys(by).forEach(function (st) {
-        var items = by[st];
-        post("/ui/status?back=" + encodeURIComponent(back), { id: items.map(function (it) { return it.id; }), status: st }).then(function (j) {
+      Object.keys(by).forEach(function (pv) {
+        var items = by[pv];
+        var data = { id: items.map(function (it) { return it.id; }) }; data[rec.field] = pv;
+        post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
           if (j.error) { showError(j.error.message); return; }
           var restored = null;
           items.forEach(function (it) {
@@ -223,7 +231,7 @@
           });
           var empty = $("#more .empty"); if (empty) empty.remove();
           if (restored) setCur(restored);
-          showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[st] + ".", false);
+          showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[pv] + ".", false);
           announce("Undone");
         }).catch(function () { showError("Network error; nothing was undone."); });
       });
@@ -243,12 +251,12 @@
 
     // Status buttons inside rows: in place instead of a page load.
     list.addEventListener("click", function (e) {
-      var b = e.target.closest("button.st-btn");
+      var b = e.target.closest("button.st-btn, button.vis-btn");
       if (b) {
         e.preventDefault();
         var row = b.closest(".mention");
         setCur(row, false);
-        setStatus([row.getAttribute("data-id")], b.value);
+        change([row.getAttribute("data-id")], b.name, b.value);
         return;
       }
       var row2 = e.target.closest(".mention");
@@ -275,6 +283,14 @@
         if (all) all.checked = false;
       });
     });
+    $$("[data-bulk-vis]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var ids = selected();
+        if (!ids.length) { announce("Select mentions first (x or the checkboxes)"); return; }
+        change(ids, "public_visibility", b.getAttribute("data-bulk-vis"));
+        if (all) all.checked = false;
+      });
+    });
 
     var keyStatus = { r: "reviewed", d: "done", i: "ignored", u: "new" };
     document.addEventListener("keydown", function (e) {
@@ -297,6 +313,14 @@
         var ids = selected();
         if (ids.length) setStatus(ids, keyStatus[k]);
         else if (cur) setStatus([cur.getAttribute("data-id")], keyStatus[k]);
+        else announce("Press j to pick a mention first");
+      } else if ((k === "f" || k === "h") && canWrite) {
+        // f: feature on the public page, h: hide from it; again: back to auto.
+        e.preventDefault();
+        var want = k === "f" ? "featured" : "hidden";
+        var sel = selected();
+        if (sel.length) change(sel, "public_visibility", want);
+        else if (cur) change([cur.getAttribute("data-id")], "public_visibility", cur.getAttribute("data-public_visibility") === want ? "auto" : want);
         else announce("Press j to pick a mention first");
       } else if (k === "z") {
         e.preventDefault();
