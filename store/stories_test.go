@@ -316,3 +316,22 @@ func TestCollapseAndStoryTriage(t *testing.T) {
 		t.Errorf("source+status filter found %d", len(l))
 	}
 }
+
+// TestStoryFilterPlan: a story's mentions are read from their own date
+// index, in order, whatever else the filter holds.
+func TestStoryFilterPlan(t *testing.T) {
+	st := openTest(t)
+	p := storyProject(t, st, "P")
+	for _, f := range []store.MentionFilter{
+		{StoryID: "s"}, {StoryID: "s", Status: "new"}, {StoryID: "s", Source: "x", Category: "complaint"}, {StoryID: "s", ByUrgency: true},
+	} {
+		f.ProjectID = p
+		plan, err := st.ExplainMentions(context.Background(), f, &store.Position{At: "2026", ID: "z"}, 51)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "mentions_story") || (!f.ByUrgency && strings.Contains(plan, "TEMP B-TREE")) {
+			t.Errorf("%+v: plan\n%s", f, plan)
+		}
+	}
+}

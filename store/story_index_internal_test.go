@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -89,4 +90,29 @@ func BenchmarkStoryIndex(b *testing.B) {
 		ix.match(sl.scope, k, sl.linkKeys)
 		ix.add(sl)
 	}
+}
+
+// TestStoryIndexMemory holds the README's figure: a full window of
+// fingerprinted mentions, each with a link, stays under 25 MB of heap.
+func TestStoryIndexMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var ix storyIndex
+	ix.reset()
+	t0 := time.Now().Unix()
+	for i := range storyWindowCap {
+		k := keysOf(fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17))
+		scope := story.Hash(fmt.Sprint(i % 7))
+		sl := storySlot{rowid: int64(i), scope: scope, collected: t0, hasSig: k.hasSig, sig: k.sig, linkKeys: []uint64{story.LinkKey(scope, k.links[0])}}
+		ix.add(sl)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	mb := float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+	t.Logf("%d mentions: %.1f MB", ix.n, mb)
+	if ix.n != storyWindowCap || mb > 25 {
+		t.Errorf("%d mentions take %.1f MB", ix.n, mb)
+	}
+	runtime.KeepAlive(&ix)
 }
