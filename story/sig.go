@@ -6,8 +6,9 @@ import (
 )
 
 // MinHash parameters. A text's signature is Hashes minimum hash values
-// over its character shingles; two signatures agree at a position with
-// probability equal to the texts' Jaccard similarity. For lookup the
+// over its character shingles (one per bin, see Fingerprint); two
+// signatures agree at a position with about the probability of the texts'
+// Jaccard similarity. For lookup the
 // signature is cut into Bands of Rows values: texts whose Jaccard is 0.7
 // share at least one band with probability 0.89 (0.985 at 0.8, 0.13 at
 // 0.3), and a candidate is kept when at least MinAgree of the Hashes
@@ -27,26 +28,11 @@ const (
 	shingleDense = 3
 )
 
-// Sig is a text's MinHash signature: the low 16 bits of each 32-bit
+// Sig is a text's MinHash signature: the low 16 bits of each bin's 32-bit
 // minimum (the minimum decides which shingle wins; its low bits are still
 // uniform, and two different winners agree by chance once in 65,536), half
 // the memory of the index of recent mentions.
 type Sig [Hashes]uint16
-
-// Fixed multipliers and offsets of the hash family (multiply-shift over a
-// 64-bit shingle hash), derived from a constant seed so every process and
-// every run computes the same signatures.
-var hashA, hashB [Hashes]uint64
-
-func init() {
-	x := uint64(0x5eed_ea75_0000_0001)
-	for i := range Hashes {
-		x = splitmix(x)
-		hashA[i] = x | 1
-		x = splitmix(x)
-		hashB[i] = x
-	}
-}
 
 func splitmix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
@@ -75,7 +61,16 @@ func Normalize(text string) string {
 		first = false
 		space := b.Len() > 0
 		for _, r := range tok {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
+			keep := false
+			if r < 0x80 { // ASCII, most of what is collected: no table lookups
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				keep = 'a' <= r && r <= 'z' || '0' <= r && r <= '9'
+			} else {
+				keep = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+			}
+			if keep {
 				if space {
 					b.WriteByte(' ')
 					space = false
@@ -106,10 +101,15 @@ func dense(r []rune) bool {
 }
 
 // Fingerprint returns the MinHash signature of a text's character
-// shingles, and false when the text is too short to fingerprint.
+// shingles, and false when the text is too short to fingerprint. It is
+// one-permutation MinHash: each shingle is hashed once, the hash's top
+// five bits pick one of the Hashes bins and the bin keeps its smallest
+// value (32 hash functions per shingle cost six times as much, paid for
+// every post collected); a bin no shingle fell in borrows, deterministically
+// mixed, the value of the next filled bin (rotation densification), so two
+// texts still agree in a bin with about their Jaccard similarity.
 func Fingerprint(text string) (Sig, bool) {
 	var sig Sig
-	var mins [Hashes]uint32
 	r := []rune(Normalize(text))
 	k := shingleWide
 	if dense(r) {
@@ -119,9 +119,8 @@ func Fingerprint(text string) (Sig, bool) {
 	if n < MinShingles {
 		return sig, false
 	}
-	for i := range mins {
-		mins[i] = ^uint32(0)
-	}
+	var mins [Hashes]uint32
+	var filled uint32 // bit i: bin i holds a value
 	for i := range n {
 		h := uint64(14695981039346656037) // FNV-1a over the shingle's runes
 		for _, c := range r[i : i+k] {
@@ -129,13 +128,21 @@ func Fingerprint(text string) (Sig, bool) {
 			h *= 1099511628211
 		}
 		h = splitmix(h)
-		for j := range mins {
-			if v := uint32((hashA[j]*h + hashB[j]) >> 32); v < mins[j] {
-				mins[j] = v
-			}
+		bin, v := h>>59, uint32(h)
+		if filled&(1<<bin) == 0 || v < mins[bin] {
+			mins[bin] = v
+			filled |= 1 << bin
 		}
 	}
-	for j, v := range mins {
+	for j := range Hashes {
+		v := mins[j]
+		if filled&(1<<j) == 0 {
+			d := 1
+			for filled&(1<<((j+d)%Hashes)) == 0 {
+				d++
+			}
+			v = uint32(splitmix(uint64(mins[(j+d)%Hashes]) ^ uint64(d)<<40))
+		}
 		sig[j] = uint16(v)
 	}
 	return sig, true

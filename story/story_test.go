@@ -215,4 +215,4 @@ func TestFingerprintShortAndDeterministic(t *testing.T) {
 	}
 }
 
-const pinnedSig = "117d 8e35"
+const pinnedSig = "b48e cf2b"
