@@ -94,3 +94,32 @@ func TestRelevanceAmbiguousNames(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRelevance: any text, with a brand configured every way, gives a
+// verdict whose reason agrees with it, and never panics (offsets into the
+// original and lower-cased text, hosts, versions, capitals).
+func FuzzRelevance(f *testing.F) {
+	for _, s := range []string{"", "Acme", "ACME", "acme.", "@acme", "Acme 4.", "Acme's new", "status.acme.example.", "İstanbul Acme Brick",
+		"Acme \u212a", "the acme of", "Acme Projects", "ACME client v2.1", "Ⱥcme Acme Ⱥ", "Acme\u00a0Brick"} {
+		f.Add(s)
+	}
+	b := NewBuiltin()
+	in := Input{Keywords: []string{"Acme", "acme.example", "@acmehq", "Acme Projects", "Zendesk"},
+		Project: Project{Name: "Acme", Website: "https://www.acme.example/", Description: "Acme Projects is a planning app. On X @acmehq.",
+			Terms: []string{"Globex", "Linear", "@acmehq"}}}
+	f.Fuzz(func(t *testing.T, text string) {
+		x := in
+		x.Text = text
+		r, err := b.Classify(context.Background(), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "not relevant: "
+		if r.IsRelevant {
+			want = "relevant: "
+		}
+		if !strings.HasPrefix(r.RelevanceReason, want) {
+			t.Fatalf("Classify(%q): relevant %v, reason %q", text, r.IsRelevant, r.RelevanceReason)
+		}
+	})
+}

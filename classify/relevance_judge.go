@@ -85,7 +85,8 @@ type termInfo struct {
 }
 
 func judgeRelevance(a analysis, in Input) relevanceJudgement {
-	terms := brandTermInfo(in)
+	bi := brandOf(in)
+	terms := bi.terms
 	var modelScore float64
 	var modelWord string
 	if in.Relevance != nil {
@@ -101,11 +102,11 @@ func judgeRelevance(a analysis, in Input) relevanceJudgement {
 		}
 		return relevanceJudgement{Relevant: true, Score: modelScore, Reason: "relevant: no brand terms to check"}
 	}
-	named := brandEvidence(a, in, terms, &ev)
+	named := brandEvidence(a, in, bi, &ev)
 	if len(named) == 0 {
 		ev = append(ev, evidence{0.5, "collected without naming the brand (a watched account, feed or review page)"})
 	}
-	contextEvidence(a, in, terms, &ev)
+	contextEvidence(a, in, bi, &ev)
 	return verdict(ev, named)
 }
 
@@ -139,7 +140,7 @@ func verdict(ev []evidence, named []termInfo) relevanceJudgement {
 		if len(parts) == 2 {
 			break
 		}
-		if e.why != "" && !slices.Contains(parts, e.why) {
+		if e.why != "" && !slices.Contains(parts, e.why) && !saysNothingNew(e.why, parts) {
 			parts = append(parts, e.why)
 		}
 	}
@@ -247,9 +248,9 @@ func leadingName(desc string) string {
 
 // brandEvidence weighs how each brand term is used and returns the terms
 // the post names.
-func brandEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) []termInfo {
+func brandEvidence(a analysis, in Input, bi *brandInfo, ev *[]evidence) []termInfo {
 	var named []termInfo
-	own := ownHosts(in)
+	terms, own := bi.terms, bi.own
 	for _, h := range own {
 		if containsHost(a.low, h) {
 			*ev = append(*ev, evidence{3, "names " + h})
@@ -285,7 +286,7 @@ func brandEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) []ter
 				}
 				continue
 			}
-			usage(a, in, t, i, end, own, ev)
+			usage(a, in, bi, t, i, end, ev)
 		}
 		if !counted && t.ambiguity != "" && slices.ContainsFunc(named, func(n termInfo) bool { return n.term == t.term }) {
 			*ev = append(*ev, evidence{-0.5, t.ambiguity})
@@ -295,7 +296,8 @@ func brandEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) []ter
 }
 
 // usage weighs one occurrence of an ambiguous term at low[i:end].
-func usage(a analysis, in Input, t termInfo, i, end int, own []string, ev *[]evidence) {
+func usage(a analysis, in Input, bi *brandInfo, t termInfo, i, end int, ev *[]evidence) {
+	own := bi.own
 	var before byte = ' '
 	if i > 0 {
 		before = a.low[i-1]
@@ -337,7 +339,7 @@ func usage(a analysis, in Input, t termInfo, i, end int, own []string, ev *[]evi
 	if isAllUpper(raw) && utf8.RuneCountInString(raw) >= 3 && !isAllUpper(t.written) {
 		*ev = append(*ev, evidence{-1, q(raw) + " in capitals, unlike the brand"})
 	} else if capitalised && sameLayout {
-		if name := longerName(a, in, end); name != "" {
+		if name := longerName(a, in, bi, end); name != "" {
 			*ev = append(*ev, evidence{-0.25, q(raw+" "+name) + " looks like another name"})
 		} else if strings.Contains(t.ambiguity, "common word") && !atSentenceStart(a.text, i) {
 			*ev = append(*ev, evidence{1, "capitalised " + q(raw) + " mid-sentence"})
@@ -355,7 +357,7 @@ func usage(a analysis, in Input, t termInfo, i, end int, own []string, ev *[]evi
 // when it makes a longer proper name the brand does not use ("Acme
 // Brick"): not a product or service word, not a word of the description
 // or of the project's terms, not an acronym.
-func longerName(a analysis, in Input, end int) string {
+func longerName(a analysis, in Input, bi *brandInfo, end int) string {
 	if end >= len(a.text) || a.text[end] != ' ' {
 		return ""
 	}
@@ -369,7 +371,7 @@ func longerName(a analysis, in Input, end int) string {
 		return ""
 	}
 	lw := strings.ToLower(w)
-	if productNouns[lw] || techContext[lw] || descriptionWords(in)[stem(lw)] || words.IsStopword(lw) {
+	if productNouns[lw] || techContext[lw] || bi.desc[stem(lw)] || words.IsStopword(lw) {
 		return ""
 	}
 	for _, t := range append(append([]string{}, in.Keywords...), in.Project.Terms...) {
@@ -385,8 +387,8 @@ func longerName(a analysis, in Input, end int) string {
 // contextEvidence weighs the words around the brand: the project's
 // description, software and service words, other keywords of the project,
 // a watched review page, and everyday words.
-func contextEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) {
-	desc := descriptionWords(in)
+func contextEvidence(a analysis, in Input, bi *brandInfo, ev *[]evidence) {
+	desc, terms := bi.desc, bi.terms
 	var descHit, techHit, everyHit []string
 	for _, w := range a.words {
 		switch {
@@ -415,8 +417,8 @@ func contextEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) {
 	}
 	// Other keywords of the project: its products, other names, competitors.
 	co, coW := []string{}, 0.0
-	for _, k := range in.Project.Terms {
-		lk := strings.ToLower(strings.TrimSpace(k))
+	for ki, k := range in.Project.Terms {
+		lk := bi.ownTermsL[ki]
 		if lk == "" || slices.ContainsFunc(terms, func(t termInfo) bool {
 			return t.term == lk || strings.Contains(t.term, lk) || strings.Contains(lk, t.term)
 		}) || slices.Contains(co, k) {
@@ -426,7 +428,7 @@ func contextEvidence(a analysis, in Input, terms []termInfo, ev *[]evidence) {
 			continue
 		}
 		co = append(co, k)
-		if ambiguity(k, in) == "" {
+		if !bi.otherAmb[k] {
 			coW += 1.5
 		} else {
 			coW += 0.75
@@ -563,4 +565,28 @@ func quoteList(ws []string) string {
 		q[i] = quoteTerm(w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// saysNothingNew reports whether every word a reason part quotes is
+// already quoted by the parts chosen before it ("'Acme' next to 'support'"
+// then "with 'support' from the project description").
+func saysNothingNew(why string, parts []string) bool {
+	seen := map[string]bool{}
+	for _, p := range parts {
+		for i, seg := range strings.Split(p, "'") {
+			if i%2 == 1 {
+				seen[seg] = true
+			}
+		}
+	}
+	quoted := false
+	for i, seg := range strings.Split(why, "'") {
+		if i%2 == 1 {
+			quoted = true
+			if !seen[seg] {
+				return false
+			}
+		}
+	}
+	return quoted
 }

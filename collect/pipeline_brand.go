@@ -20,7 +20,8 @@ import (
 // ownBrandLink): group_name my_brand, or filed under a keyword group with
 // is_own, or neither competitors nor under a group. A competitor monitor's
 // watched accounts are the competitor's: their posts are mentions to read.
-// Own domains are the project's website and the own-brand monitors'
+// @handles in the project's description are its own accounts too. Own
+// domains are the project's website and the own-brand monitors'
 // keywords that are bare domains ("acme.example").
 func (p *Pipeline) loadBrand(ctx context.Context, projectID string, pc *projectContext) error {
 	mons, err := p.st.ListMonitors(ctx, projectID)
@@ -53,6 +54,8 @@ func (p *Pipeline) loadBrand(ctx context.Context, projectID string, pc *projectC
 			handles = append(handles, m.WatchAccounts...)
 		}
 	}
+	// The project may name its accounts in its description ("on X @acmehq").
+	handles = append(handles, descriptionHandles(pc.project.Description)...)
 	for _, h := range handles {
 		if h = NormalizeHandle(h); h != "" && !strings.ContainsAny(h, ": /") {
 			terms = append(terms, "@"+h)
@@ -61,4 +64,29 @@ func (p *Pipeline) loadBrand(ctx context.Context, projectID string, pc *projectC
 	pc.project.Terms = terms
 	pc.owner = classify.NewOwner(handles, domains)
 	return nil
+}
+
+// descriptionHandles returns the @handles a description names: "@" at the
+// start of a word (not inside an e-mail address), then letters, digits, "_"
+// or "."; a trailing dot ends the sentence, not the handle.
+func descriptionHandles(desc string) []string {
+	var out []string
+	for i := 0; i < len(desc); i++ {
+		if desc[i] != '@' || (i > 0 && !isHandleBoundary(desc[i-1])) {
+			continue
+		}
+		j := i + 1
+		for j < len(desc) && (desc[j] == '_' || desc[j] == '.' || desc[j] >= 'a' && desc[j] <= 'z' || desc[j] >= 'A' && desc[j] <= 'Z' || desc[j] >= '0' && desc[j] <= '9') {
+			j++
+		}
+		if h := strings.TrimRight(desc[i+1:j], "."); len(h) >= 2 {
+			out = append(out, h)
+		}
+		i = j
+	}
+	return out
+}
+
+func isHandleBoundary(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '(' || b == ',' || b == ':' || b == ';' || b == '"' || b == '\''
 }

@@ -54,6 +54,15 @@ func TestPipelineOwnPosts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	desc := "Acme Projects, the planning app. On Threads: @acme.threads."
+	if _, err := f.st.UpdateProject(ctx, f.project.ID, store.ProjectPatch{Description: &desc}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Process(ctx, brand, "threads", []Post{
+		{Source: "threads", ExternalID: "desc", AuthorHandle: "acme.threads", Text: "Acme Projects 4.2 is live", PublishedAt: now},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.Process(ctx, rival, "x", []Post{
 		{Source: "x", ExternalID: "rival", AuthorHandle: "globexapp", Text: "Globex imports your Acme Projects boards in one click", PublishedAt: now},
 	}); err != nil {
@@ -72,6 +81,7 @@ func TestPipelineOwnPosts(t *testing.T) {
 		reason     string
 	}{
 		{"x", "own", true, "own post: by @AcmeHQ"},
+		{"threads", "desc", true, "own post: by @acme.threads"},
 		{"x", "fan", false, "relevant"},
 		{"x", "rival", false, "relevant"},
 		{"news", "blog", true, "own post: published on acme.example"},
@@ -89,5 +99,13 @@ func TestPipelineOwnPosts(t *testing.T) {
 	}
 	if n := len(f.events(t, "mention.created")); n != 3 {
 		t.Errorf("%d mention.created events, want 3 (fan, rival, press; own posts fire none)", n)
+	}
+}
+
+func TestDescriptionHandles(t *testing.T) {
+	got := descriptionHandles("Acme Projects (@acmehq on X, @acme.support on Threads). Mail help@acme.example or ping @acme_eng.")
+	want := []string{"acmehq", "acme.support", "acme_eng"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("descriptionHandles = %q, want %q", got, want)
 	}
 }

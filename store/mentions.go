@@ -554,9 +554,12 @@ func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 
 // TriageExamples returns the most recently triaged mentions of a project:
 // ignored ones are negative relevance examples, reviewed/done positive.
+// The brand's own posts are left out: they are irrelevant for who wrote
+// them, not for their words, and a team ignoring its own announcements
+// must not teach that the product's words are off-topic.
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
-		ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
+		AND own = 0 ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -62,11 +62,21 @@ func TestMentionReasonsAndOwnPersist(t *testing.T) {
 			t.Errorf("own=%v: got %v, want %v", tc.own, ids, tc.want)
 		}
 	}
+	// Triage of an own post teaches the relevance model nothing.
+	for _, m := range res.Created {
+		if _, err := st.UpdateMentionStatus(ctx, pr.ID, m.ID, "ignored"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts, _, _, err := st.TriageExamples(ctx, pr.ID, 10)
+	if err != nil || len(texts) != 1 || texts[0] != batch[0].Text {
+		t.Errorf("triage examples %q %v, want only the customer's post", texts, err)
+	}
 	evs, err := st.UndispatchedEvents(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != 1 || evs[0].Type != "mention.created" {
-		t.Errorf("events %+v, want one mention.created (the own post fires none)", evs)
+	if len(evs) != 3 || evs[0].Type != "mention.created" || evs[1].Type != "mention.updated" {
+		t.Errorf("events %+v, want one mention.created (the own post fires none) and two mention.updated", evs)
 	}
 }
