@@ -104,7 +104,7 @@ func (s *Store) SubmitIngest(ctx context.Context, projectID string, quota int, b
 	req := &ingestReq{ctx: ctx, projectID: projectID, quota: quota, batch: batch, done: make(chan struct{}), submitted: time.Now()}
 	// Story keys are computed here, in the caller's goroutine, not by the
 	// single writer.
-	req.keys = batchKeys(batch)
+	req.keys = batchKeys(projectID, batch)
 	q := &s.ingest
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
@@ -194,7 +194,7 @@ func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
 				continue
 			}
 			if len(r.keys) != len(r.batch) {
-				r.keys = batchKeys(r.batch)
+				r.keys = batchKeys(r.projectID, r.batch)
 			}
 			assign := func(i int, m *Mention, rowid int64) error { return s.assignStory(ctx, tx, m, rowid, &r.keys[i]) }
 			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {

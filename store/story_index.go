@@ -28,24 +28,36 @@ const storyWindow = 7 * 24 * time.Hour
 
 var storyWindowCap = 50_000 // a variable for tests
 
-// storyKeys are a mention's lookup keys, computed before the batch reaches
-// the single writer (SubmitIngest runs in the caller's goroutine).
+// storyKeys are a mention's lookup keys, all hashing done before the
+// batch reaches the single writer (SubmitIngest runs in the caller's
+// goroutine), which only looks them up and files them.
 type storyKeys struct {
-	links  []string // canonical
-	sig    story.Sig
-	hasSig bool
+	scope    uint64   // story.Hash(project id)
+	links    []string // canonical
+	linkKeys []uint64 // story.LinkKey of each link
+	hasSig   bool
+	sig      story.Sig
+	bands    [story.Bands]uint64 // the signature's band keys
 }
 
-func keysOf(url, text string) storyKeys {
-	k := storyKeys{links: story.MentionLinks(url, text)}
-	k.sig, k.hasSig = story.Fingerprint(text)
+func keysOf(projectID, url, text string) storyKeys {
+	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text)}
+	k.linkKeys = make([]uint64, len(k.links))
+	for i, l := range k.links {
+		k.linkKeys[i] = story.LinkKey(k.scope, l)
+	}
+	if k.sig, k.hasSig = story.Fingerprint(text); k.hasSig {
+		for b := range story.Bands {
+			k.bands[b] = k.sig.Band(k.scope, b)
+		}
+	}
 	return k
 }
 
-func batchKeys(batch []NewMention) []storyKeys {
+func batchKeys(projectID string, batch []NewMention) []storyKeys {
 	keys := make([]storyKeys, len(batch))
 	for i := range batch {
-		keys[i] = keysOf(batch[i].URL, batch[i].Text)
+		keys[i] = keysOf(projectID, batch[i].URL, batch[i].Text)
 	}
 	return keys
 }
@@ -59,6 +71,7 @@ type storySlot struct {
 	linkKeys  []uint64
 	hasSig    bool
 	sig       story.Sig
+	bands     [story.Bands]uint64 // band keys, kept so eviction need not recompute them
 }
 
 // storyIndex maps lookup keys (link keys and LSH band keys, both scoped to
@@ -66,7 +79,7 @@ type storySlot struct {
 // queue in ingest order (a ring buffer that grows up to storyWindowCap),
 // oldest evicted first, addressed by a sequence number (uint32: it may
 // wrap, only differences are used); a key is removed with the slot it
-// points to. About 350 bytes per mention, 18 MB at the cap. The writer goroutine is its
+// points to. About 400 bytes per mention, 20 MB at the cap. The writer goroutine is its
 // only user; the mutex guards against a second writer.
 type storyIndex struct {
 	mu    sync.Mutex
@@ -97,8 +110,8 @@ func (sl *storySlot) eachKey(fn func(uint64)) {
 		fn(k)
 	}
 	if sl.hasSig {
-		for b := range story.Bands {
-			fn(sl.sig.Band(sl.scope, b))
+		for _, k := range sl.bands {
+			fn(k)
 		}
 	}
 }
@@ -142,15 +155,16 @@ func (ix *storyIndex) slot(seq uint32) *storySlot {
 // match returns the slot of an earlier mention the new one belongs with:
 // a shared link first (in the order of the mention's links), else the
 // first band whose mention is a verified near-duplicate.
-func (ix *storyIndex) match(scope uint64, k *storyKeys, linkKeys []uint64) (*storySlot, string) {
-	for i, lk := range linkKeys {
+func (ix *storyIndex) match(k *storyKeys) (*storySlot, string) {
+	scope := k.scope
+	for i, lk := range k.linkKeys {
 		if seq, ok := ix.keys[lk]; ok && ix.slot(seq).scope == scope {
 			return ix.slot(seq), k.links[i]
 		}
 	}
 	if k.hasSig {
 		for b := range story.Bands {
-			seq, ok := ix.keys[k.sig.Band(scope, b)]
+			seq, ok := ix.keys[k.bands[b]]
 			if !ok {
 				continue
 			}
@@ -239,7 +253,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 				sid := r.storyID.String
 				m.StoryID = &sid
 			}
-			k := keysOf(r.url, r.text)
+			k := keysOf(r.project, r.url, r.text)
 			if err := s.assignStory(ctx, tx, m, r.rowid, &k); err != nil {
 				return err
 			}
@@ -253,23 +267,18 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 // and count. ix.mu is held by the caller or unneeded (writer only).
 func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid int64, k *storyKeys) error {
 	ix := &s.stories
-	scope := story.Hash(m.ProjectID)
 	collected, err := ParseTime(m.CollectedAt)
 	if err != nil {
 		return err
 	}
-	sl := storySlot{rowid: rowid, scope: scope, collected: collected.Unix(), hasSig: k.hasSig, sig: k.sig}
-	sl.linkKeys = make([]uint64, len(k.links))
-	for i, l := range k.links {
-		sl.linkKeys[i] = story.LinkKey(scope, l)
-	}
+	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands}
 	if m.StoryID != nil { // rebuilding: already grouped
 		sl.storyID = *m.StoryID
 		ix.add(sl)
 		return nil
 	}
 	m.StoryCount, m.StorySources = 1, map[string]int{m.Source: 1}
-	if prev, link := ix.match(scope, k, sl.linkKeys); prev != nil {
+	if prev, link := ix.match(k); prev != nil {
 		sid, count, sources, err := s.joinStory(ctx, tx, prev, m, rowid, link)
 		if err != nil {
 			return err

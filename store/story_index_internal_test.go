@@ -20,22 +20,17 @@ func TestStoryIndexWindow(t *testing.T) {
 	scope := story.Hash("p")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	keys := func(i int) storyKeys {
-		k := keysOf(fmt.Sprintf("https://example.com/article-%d", i),
+		k := keysOf("p", fmt.Sprintf("https://example.com/article-%d", i),
 			fmt.Sprintf("post %d: a long enough text for a fingerprint, with its own words number %d and %d", i, i*31, i*17))
 		return k
 	}
 	add := func(i int, at time.Time) {
 		k := keys(i)
-		sl := storySlot{rowid: int64(i), scope: scope, collected: at.Unix(), hasSig: k.hasSig, sig: k.sig}
-		for _, l := range k.links {
-			sl.linkKeys = append(sl.linkKeys, story.LinkKey(scope, l))
-		}
-		ix.add(sl)
+		ix.add(storySlot{rowid: int64(i), scope: scope, collected: at.Unix(), linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
 	}
 	found := func(i int) bool {
 		k := keys(i)
-		lk := []uint64{story.LinkKey(scope, k.links[0])}
-		sl, _ := ix.match(scope, &k, lk)
+		sl, _ := ix.match(&k)
 		return sl != nil && sl.rowid == int64(i)
 	}
 	for i := range 4000 {
@@ -69,7 +64,7 @@ func BenchmarkStoryKeys(b *testing.B) {
 		"Tried Acme: export crash again, support ticket open since yesterday, pricing for the team plan is fine though",
 	}
 	for i := 0; b.Loop(); i++ {
-		keysOf(fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)])
+		keysOf("p", fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)])
 	}
 }
 
@@ -78,17 +73,15 @@ func BenchmarkStoryKeys(b *testing.B) {
 func BenchmarkStoryIndex(b *testing.B) {
 	var ix storyIndex
 	ix.reset()
-	scope := story.Hash("p")
 	ks := make([]storyKeys, 4096)
 	for i := range ks {
-		ks[i] = keysOf(fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13))
+		ks[i] = keysOf(fmt.Sprint(i), fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13))
 	}
 	t0 := time.Now().Unix()
 	for i := 0; b.Loop(); i++ {
 		k := &ks[i%len(ks)]
-		sl := storySlot{rowid: int64(i), scope: scope ^ uint64(i), collected: t0, hasSig: k.hasSig, sig: k.sig, linkKeys: []uint64{story.LinkKey(scope^uint64(i), k.links[0])}}
-		ix.match(sl.scope, k, sl.linkKeys)
-		ix.add(sl)
+		ix.match(k)
+		ix.add(storySlot{rowid: int64(i), scope: k.scope, collected: t0, linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
 	}
 }
 
@@ -102,10 +95,8 @@ func TestStoryIndexMemory(t *testing.T) {
 	ix.reset()
 	t0 := time.Now().Unix()
 	for i := range storyWindowCap {
-		k := keysOf(fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17))
-		scope := story.Hash(fmt.Sprint(i % 7))
-		sl := storySlot{rowid: int64(i), scope: scope, collected: t0, hasSig: k.hasSig, sig: k.sig, linkKeys: []uint64{story.LinkKey(scope, k.links[0])}}
-		ix.add(sl)
+		k := keysOf(fmt.Sprint(i%7), fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17))
+		ix.add(storySlot{rowid: int64(i), scope: k.scope, collected: t0, linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
