@@ -79,8 +79,8 @@ type storySlot struct {
 // queue in ingest order (a ring buffer that grows up to storyWindowCap),
 // oldest evicted first, addressed by a sequence number (uint32: it may
 // wrap, only differences are used); a key is removed with the slot it
-// points to. About 400 bytes per mention, 20 MB at the cap. The writer goroutine is its
-// only user; the mutex guards against a second writer.
+// points to. About 400 bytes per mention, 20 MB at the cap. The writer
+// goroutine is its only user; the mutex guards against a second writer.
 type storyIndex struct {
 	mu    sync.Mutex
 	ready bool
@@ -149,7 +149,11 @@ func (ix *storyIndex) add(sl storySlot) {
 }
 
 func (ix *storyIndex) slot(seq uint32) *storySlot {
-	return &ix.buf[(ix.head+int(seq-ix.base))%len(ix.buf)]
+	i := ix.head + int(seq-ix.base)
+	if i >= len(ix.buf) {
+		i -= len(ix.buf)
+	}
+	return &ix.buf[i]
 }
 
 // match returns the slot of an earlier mention the new one belongs with:
