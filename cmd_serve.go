@@ -107,6 +107,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if _, err := classify.FromEnv(getenv); err != nil {
 		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
 	}
+	if _, err := spikeRunner(nil, getenv, nil, nil); err != nil {
+		return usagef("invalid value for %v", err)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -295,7 +298,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
-	spikes, err := spikeRunner(svc.Store, getenv, log)
+	spikes, err := spikeRunner(svc.Store, getenv, log, reg)
 	if err != nil {
 		cancel()
 		return nil, err

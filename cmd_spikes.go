@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"earshot/metrics"
 	"earshot/spike"
 	"earshot/store"
 )
@@ -14,8 +15,8 @@ import (
 // EARSHOT_SPIKE_INTERVAL (how often it runs, default 5m; 0 turns it off),
 // EARSHOT_SPIKE_MIN_COUNT and EARSHOT_SPIKE_MIN_NEGATIVE (the fewest
 // mentions in an hour for a volume or a negative spike). nil when off.
-func spikeRunner(st *store.Store, getenv func(string) string, log *slog.Logger) (*spike.Runner, error) {
-	r := &spike.Runner{Store: st, Interval: 5 * time.Minute, Log: log}
+func spikeRunner(st *store.Store, getenv func(string) string, log *slog.Logger, reg *metrics.Registry) (*spike.Runner, error) {
+	r := &spike.Runner{Store: st, Interval: 5 * time.Minute, Log: log, Metrics: reg}
 	if v := getenv("EARSHOT_SPIKE_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {

@@ -37,6 +37,8 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{map[string]string{"EARSHOT_ADDR": "8080"}, []string{"serve"}, "EARSHOT_ADDR"},
 		{map[string]string{"EARSHOT_ALLOW_PRIVATE_WEBHOOKS": "yes"}, []string{"serve"}, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS"},
 		{map[string]string{"EARSHOT_PLAN_QUOTAS": "starter"}, []string{"serve"}, "EARSHOT_PLAN_QUOTAS"},
+		{map[string]string{"EARSHOT_SPIKE_INTERVAL": "often"}, []string{"serve"}, "EARSHOT_SPIKE_INTERVAL"},
+		{map[string]string{"EARSHOT_SPIKE_MIN_COUNT": "0"}, []string{"demo"}, "EARSHOT_SPIKE_MIN_COUNT"},
 		{map[string]string{"EARSHOT_CLASSIFIER": "gpt"}, []string{"classify"}, "EARSHOT_CLASSIFIER"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"mcp", "--key", "esk_x"}, "EARSHOT_BASE_URL"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"key", "list", "--project", "p"}, "EARSHOT_BASE_URL"},

@@ -151,3 +151,36 @@ func TestSpikeDetectedDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestSpikeAlertHourlyDigest: an hourly spike alert gathers the hour's
+// spikes into one Slack message.
+func TestSpikeAlertHourlyDigest(t *testing.T) {
+	st, pid := testStore(t)
+	slack := newReceiver(t, nil)
+	if err := st.CreateAlert(context.Background(), &store.Alert{ProjectID: pid, Name: "Bursts", Active: true, Channel: "slack", Target: slack.URL,
+		Filters: json.RawMessage(`{}`), Digest: "hourly", Trigger: "spike"}); err != nil {
+		t.Fatal(err)
+	}
+	clock := &offsetClock{}
+	startWorker(t, st, WorkerConfig{BaseURL: "https://earshot.example.com"}, withClock(clock))
+	for i, kind := range []string{"volume", "negative", "volume"} {
+		recordEvent(t, st, pid, "spike.detected", map[string]any{"spike": map[string]any{"id": fmt.Sprint("s", i), "scope": "keyword_group",
+			"monitor_id": nil, "keyword_group_id": "g1", "kind": kind, "bucket_start": "2026-11-26T09:00:00.000Z", "bucket_end": "2026-11-26T10:00:00.000Z",
+			"count": 20 + i, "baseline": 2.5, "score": 9}})
+	}
+	// A mention does not reach a spike alert.
+	mentionEvent(t, st, pid, map[string]any{"id": "m1", "text": "hello", "urgency": 90})
+	waitFor(t, 5*time.Second, "queued", func() bool { return digestItems(t, st) == 3 })
+	clock.Advance(time.Hour)
+	waitFor(t, 5*time.Second, "digest", func() bool { return len(slack.got()) == 1 })
+	var msg map[string]string
+	if err := json.Unmarshal(slack.got()[0].Body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Bursts: 3 spikes", "20 mentions on a keyword group, 2026-11-26 09:00-10:00 UTC (usually 2.5)",
+		"21 negative mentions", "22 mentions", "https://earshot.example.com/inbox?"} {
+		if !strings.Contains(msg["text"], want) {
+			t.Errorf("digest lacks %q: %s", want, msg["text"])
+		}
+	}
+}

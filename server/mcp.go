@@ -398,7 +398,8 @@ Do not change anything but mention statuses.`, limit, filter)
 3. Categories: counts per category (bug_report, complaint, misinformation, product_idea, testimonial, other), with one representative quote each for the main ones.
 4. Top urgent: the five mentions with the highest urgency (70 and above first), each with url, source, urgency, category and ai_summary, and their current status.
 5. Share of voice: call get_share_of_voice for the same window (if the tool exists) and report the own brand's share against each competitor group, with the trend over the week.
-6. Close with three recommendations. Keep the report under 500 words, in Markdown, with a small table for the numbers.
+6. Bursts: call list_spikes with since set to 7 days ago (if the tool exists). For each spike (at most five, the largest score first) say when it was (UTC hour), which monitor or keyword group, volume or negative, and how far above its usual count; call get_spike to say in one sentence what the mentions behind it were about.
+7. Close with three recommendations. Keep the report under 500 words, in Markdown, with a small table for the numbers.
 
 Leave out mentions with is_relevant false from every count but say how many there were.`, audience)
 		return &mcp.GetPromptResult{

@@ -71,7 +71,8 @@ func TestSpikesHTTP(t *testing.T) {
 	}
 	s := neg[0]
 	if s["scope"] != "monitor" || s["monitor_id"] != monID || s["keyword_group_id"] != nil || s["count"] != float64(12) ||
-		s["bucket_end"] != store.FormatTime(burst.Add(time.Hour)) || s["baseline"] != float64(0) || s["detected_at"] == nil {
+		s["bucket_end"] != store.FormatTime(burst.Add(time.Hour)) || s["baseline"] != float64(0) || s["detected_at"] == nil ||
+		s["threshold"] != float64(6) { // 5 negative posts on a silent monitor fail the Poisson gate
 		t.Errorf("spike record: %v", s)
 	}
 	q := s["mentions_query"].(map[string]any)

@@ -38,10 +38,14 @@ type Params struct {
 	// MinDays of observed history the scope needs before it can spike:
 	// a new monitor has no baseline yet.
 	MinDays int
+	// Period is the number of buckets in a day: 24 for hourly counts
+	// (the default), 1 for daily counts, whose baseline is then simply the
+	// previous Days days.
+	Period int
 }
 
 // Defaults are the parameters Earshot ships with.
-var Defaults = Params{MinCount: 10, MinNegative: 5, Threshold: 3, Surprise: 4, MinRatio: 2, Days: 7, MinDays: 3}
+var Defaults = Params{MinCount: 10, MinNegative: 5, Threshold: 3, Surprise: 4, MinRatio: 2, Days: 7, MinDays: 3, Period: 24}
 
 func (p Params) withDefaults() Params {
 	d := Defaults
@@ -66,15 +70,25 @@ func (p Params) withDefaults() Params {
 	if p.MinDays > 0 {
 		d.MinDays = p.MinDays
 	}
+	if p.Period > 0 {
+		d.Period = p.Period
+	}
 	if d.MinDays > d.Days {
 		d.MinDays = d.Days
 	}
 	return d
 }
 
-// HistoryHours is how many hours before the first evaluated hour a series
-// must hold for the baseline (Days days and one neighbouring hour).
-func (p Params) HistoryHours() int { return p.withDefaults().Days*24 + 1 }
+// History is how many buckets before the first evaluated one a series
+// must hold for a full baseline (Days days and, for hourly counts, one
+// neighbouring hour).
+func (p Params) History() int {
+	p = p.withDefaults()
+	if p.Period > 1 {
+		return p.Days*p.Period + 1
+	}
+	return p.Days
+}
 
 // Result is the verdict on one hour.
 type Result struct {
@@ -83,7 +97,10 @@ type Result struct {
 	Spread   float64 // robust spread used for the score (never below a Poisson floor)
 	Score    float64 // (Count - Baseline) / Spread
 	Surprise float64 // -log10 P(X >= Count) for X Poisson at the history's upper quartile
-	Spike    bool
+	// Threshold is the fewest mentions that make this hour a spike (every
+	// condition met): a line to draw on a chart.
+	Threshold int
+	Spike     bool
 	// Ready is false when the scope lacks MinDays of history before the hour.
 	Ready bool
 }
@@ -101,7 +118,16 @@ func Evaluate(counts []int, i, first int, p Params, min int) Result {
 	samples := make([]float64, 0, 3*p.Days)
 	days := 0
 	for k := 1; k <= p.Days; k++ {
-		j := i - 24*k
+		j := i - p.Period*k
+		if p.Period == 1 {
+			// Daily counts: the previous days themselves.
+			if j < first {
+				break
+			}
+			days++
+			samples = append(samples, float64(counts[j]))
+			continue
+		}
 		if j-1 < first {
 			break
 		}
@@ -127,9 +153,37 @@ func Evaluate(counts []int, i, first int, p Params, min int) Result {
 	if min < 1 {
 		min = 1
 	}
-	r.Surprise = poissonSurprise(r.Count, max(quantile(samples, 0.75), r.Baseline, 0.5))
+	lambda := max(quantile(samples, 0.75), r.Baseline, 0.5)
+	r.Surprise = poissonSurprise(r.Count, lambda)
 	r.Spike = r.Count >= min && r.Score >= p.Threshold && r.Surprise >= p.Surprise && float64(r.Count) >= p.MinRatio*r.Baseline
+	// The other conditions are monotonic in the count: start where the
+	// score, ratio and minimum allow and step up to the Poisson gate
+	// (a few steps; the tail shrinks faster than geometrically).
+	c := max(min, int(math.Ceil(p.MinRatio*r.Baseline-1e-9)), int(math.Ceil(r.Baseline+p.Threshold*r.Spread-1e-9)))
+	for poissonSurprise(c, lambda) < p.Surprise {
+		c++
+	}
+	r.Threshold = c
 	return r
+}
+
+// Hit is a spike Scan found at index I of the series.
+type Hit struct {
+	I int
+	Result
+}
+
+// Scan judges every bucket of series from index start on (the buckets
+// before it are history; give p.History() of them for a full baseline) and
+// returns the spikes of kind k, in order. first is as for Evaluate.
+func Scan(series []int, start, first int, p Params, k Kind) []Hit {
+	var out []Hit
+	for i := max(start, 0); i < len(series); i++ {
+		if r := Evaluate(series, i, first, p, p.Min(k)); r.Spike {
+			out = append(out, Hit{I: i, Result: r})
+		}
+	}
+	return out
 }
 
 // Kind names what was counted.

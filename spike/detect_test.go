@@ -50,10 +50,8 @@ func series(seed uint64, hours int, rate func(h int) float64) []int {
 // spikes runs the detector over every evaluable hour.
 func spikes(counts []int, p Params, k Kind) []int {
 	var out []int
-	for i := range counts {
-		if r := Evaluate(counts, i, 0, p, p.Min(k)); r.Spike {
-			out = append(out, i)
-		}
+	for _, h := range Scan(counts, 0, 0, p, k) {
+		out = append(out, h.I)
 	}
 	return out
 }
@@ -200,6 +198,40 @@ func TestPoissonSurprise(t *testing.T) {
 	for _, c := range cases {
 		if got := poissonSurprise(c.k, c.lambda); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("poissonSurprise(%d, %v) = %v, want %v", c.k, c.lambda, got, c.want)
+		}
+	}
+}
+
+func TestDailyPeriod(t *testing.T) {
+	p := Params{Period: 1}
+	s := series(5, 60, func(int) float64 { return 40 })
+	if got := spikes(s, p, Volume); len(got) != 0 {
+		t.Fatalf("steady daily counts alarmed at %v", got)
+	}
+	s[45] += 100
+	if got := spikes(s, p, Volume); len(got) != 1 || got[0] != 45 {
+		t.Fatalf("daily burst: got %v", got)
+	}
+	if p.History() != 7 || Defaults.History() != 7*24+1 {
+		t.Fatalf("History: %d, %d", p.History(), Defaults.History())
+	}
+}
+
+// The threshold is exactly the count where the verdict turns.
+func TestThresholdIsTheTurningPoint(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		s := series(seed, 10*24, diurnal(30, 0.5))
+		for _, i := range []int{8*24 + 3, 8*24 + 15, 9*24 + 9} {
+			r := Evaluate(s, i, 0, Defaults, Defaults.MinCount)
+			s2 := append([]int(nil), s...)
+			s2[i] = r.Threshold
+			if !Evaluate(s2, i, 0, Defaults, Defaults.MinCount).Spike {
+				t.Fatalf("seed %d hour %d: threshold %d is not a spike", seed, i, r.Threshold)
+			}
+			s2[i] = r.Threshold - 1
+			if Evaluate(s2, i, 0, Defaults, Defaults.MinCount).Spike {
+				t.Fatalf("seed %d hour %d: threshold-1 = %d is already a spike", seed, i, r.Threshold-1)
+			}
 		}
 	}
 }

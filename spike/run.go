@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"earshot/metrics"
 	"earshot/store"
 )
 
@@ -20,6 +21,7 @@ type Runner struct {
 	Interval time.Duration    // between runs; 5 minutes when zero
 	Now      func() time.Time // time.Now when nil
 	Log      *slog.Logger
+	Metrics  *metrics.Registry // optional
 }
 
 // Recent is how far back each run judges hours again, and announces what
@@ -49,9 +51,21 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var found *metrics.Counter
+	var took *metrics.Histogram
+	if r.Metrics != nil {
+		found = r.Metrics.Counter("earshot_spikes_detected_total", "Spike records created, by kind (volume, negative) and scope (monitor, keyword_group).", "kind", "scope")
+		took = r.Metrics.Histogram("earshot_spike_run_seconds", "Duration of one spike detection run over every project.", []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 30})
+	}
 	for {
-		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		start := time.Now()
+		sps, err := r.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
 			r.log().Warn("spike detection", "err", err)
+		}
+		took.Since(start)
+		for _, sp := range sps {
+			found.Inc(sp.Kind, sp.Scope)
 		}
 		select {
 		case <-ctx.Done():
@@ -89,7 +103,7 @@ func (r *Runner) Project(ctx context.Context, projectID string) ([]*store.Spike,
 	now := r.now()
 	cur := now.Truncate(time.Hour) // the hour in progress
 	// History for the baseline of every recent hour.
-	from := cur.Add(-Recent - time.Duration(p.HistoryHours()+1)*time.Hour)
+	from := cur.Add(-Recent - time.Duration(p.History()+1)*time.Hour)
 	full, err := r.Store.RefreshSpikeCounts(ctx, projectID, from, now)
 	if err != nil {
 		return nil, err
@@ -134,7 +148,7 @@ func (r *Runner) Project(ctx context.Context, projectID string) ([]*store.Spike,
 					continue
 				}
 				found = append(found, store.SpikeFinding{SpikeScope: sr.SpikeScope, Kind: string(k.kind), BucketStart: start,
-					Count: res.Count, Baseline: Round(res.Baseline), Score: Round(res.Score),
+					Count: res.Count, Baseline: Round(res.Baseline), Score: Round(res.Score), Threshold: res.Threshold,
 					Announce: start.Add(time.Hour).After(now.Add(-Recent))})
 			}
 		}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
+	"earshot/metrics"
 	"earshot/spike"
 	"earshot/store"
 )
@@ -290,5 +292,41 @@ func TestRunnerQuietMonitorThreePosts(t *testing.T) {
 	}
 	if len(keys(got)) != 4 { // volume and negative, monitor and group
 		t.Fatalf("fifteen posts on a silent monitor: %d spikes", len(got))
+	}
+}
+
+// TestRunLoopAndMetrics: Run detects on its first tick, counts what it
+// found in /metrics, and returns when its context ends.
+func TestRunLoopAndMetrics(t *testing.T) {
+	f := newFixture(t)
+	f.add(t, f.hourStart.Add(-7*24*time.Hour), 1, false, f.monA)
+	f.add(t, f.hourStart.Add(-time.Hour), 12, false, f.monA)
+	reg := metrics.New()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&spike.Runner{Store: f.st, Interval: time.Hour, Metrics: reg}).Run(ctx) }()
+	want := `earshot_spikes_detected_total{kind="volume",scope="monitor"} 1`
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var b strings.Builder
+		if err := reg.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), want) && strings.Contains(b.String(), "earshot_spike_run_seconds_count 1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics lack %q:\n%s", want, b.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
 	}
 }

@@ -37,6 +37,7 @@ type Spike struct {
 	Count          int     `json:"count" doc:"Mentions of the kind in the hour (updated while the hour fills)."`
 	Baseline       float64 `json:"baseline" doc:"The usual count of this hour: median of the same hour on the previous days."`
 	Score          float64 `json:"score" doc:"(count - baseline) / robust spread (MAD of the history, at least the square root of the baseline)."`
+	Threshold      int     `json:"threshold" doc:"The fewest mentions that make this hour a spike, given its history."`
 	DetectedAt     string  `json:"detected_at"`
 	UpdatedAt      string  `json:"updated_at"`
 	// MonitorIDs are the monitors whose mentions make up the spike: the
@@ -61,13 +62,13 @@ type SpikeMentionsQuery struct {
 	Sentiment  string `json:"sentiment,omitempty" doc:"negative for a negative spike."`
 }
 
-const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at`
+const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at, threshold`
 
 func scanSpike(row interface{ Scan(...any) error }) (*Spike, error) {
 	var sp Spike
 	var scopeID string
 	if err := row.Scan(&sp.ID, &sp.projectID, &sp.Scope, &scopeID, &sp.Kind, &sp.BucketStart, &sp.BucketEnd, &sp.Count, &sp.Baseline, &sp.Score,
-		&sp.DetectedAt, &sp.UpdatedAt); err != nil {
+		&sp.DetectedAt, &sp.UpdatedAt, &sp.Threshold); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
@@ -137,9 +138,10 @@ type HourCount struct {
 func hourKey(t time.Time) string { return FormatTime(t.UTC().Truncate(time.Hour)) }
 
 // spikeOverlap re-reads mentions collected this long before the watermark:
-// a mention's collected_at is stamped just before its transaction commits,
-// so one may become visible after a later watermark was taken.
-const spikeOverlap = 2 * time.Minute
+// a mention's collected_at is stamped inside its ingest transaction, so one
+// in flight when the watermark was taken becomes visible after it, with an
+// older stamp. Transactions last well under a second.
+const spikeOverlap = 30 * time.Second
 
 // RefreshSpikeCounts brings a project's hourly counts up to date at now for
 // the hours since from. The first time (or when from moved before what
@@ -214,15 +216,35 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 		ranges = append(ranges, [2]time.Time{hours[i], hours[j].Add(time.Hour)})
 		i = j + 1
 	}
+	// Each monitor's group, read once (a lookup per row would double the
+	// cost of a count).
+	groupOf := map[string]string{}
+	if len(ranges) > 0 {
+		rows, err := s.r.QueryContext(ctx, `SELECT id, group_id FROM monitors WHERE project_id = ? AND group_id IS NOT NULL`, projectID)
+		if err != nil {
+			return false, fmt.Errorf("spike counts: %w", err)
+		}
+		for rows.Next() {
+			var id, g string
+			if err := rows.Scan(&id, &g); err != nil {
+				rows.Close()
+				return false, fmt.Errorf("spike counts: %w", err)
+			}
+			groupOf[id] = g
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return false, fmt.Errorf("spike counts: %w", err)
+		}
+	}
 	for _, r := range ranges {
 		// The mentions of the window in date order (the feed index covers
-		// relevance and sentiment), each with its monitors and their
-		// groups. A mention counts once per group however many of the
-		// group's monitors matched it; its links are consecutive rows.
-		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id, mo.group_id
+		// relevance and sentiment), each with its monitors. A mention
+		// counts once per group however many of the group's monitors
+		// matched it; its links are consecutive rows.
+		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id
 			FROM mentions m INDEXED BY mentions_feed
 			JOIN mention_monitors mm ON mm.mention_id = m.id
-			LEFT JOIN monitors mo ON mo.id = mm.monitor_id
 			WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1`,
 			projectID, FormatTime(r[0]), FormatTime(r[1]))
 		if err != nil {
@@ -233,8 +255,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 		for rows.Next() {
 			var h, id, monitorID string
 			var neg bool
-			var groupID sql.NullString
-			if err := rows.Scan(&h, &id, &neg, &monitorID, &groupID); err != nil {
+			if err := rows.Scan(&h, &id, &neg, &monitorID); err != nil {
 				rows.Close()
 				return false, fmt.Errorf("spike counts: %w", err)
 			}
@@ -256,9 +277,9 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 				}
 			}
 			add(SpikeScope{ScopeMonitor, monitorID})
-			if groupID.Valid && !groups[groupID.String] {
-				groups[groupID.String] = true
-				add(SpikeScope{ScopeGroup, groupID.String})
+			if g := groupOf[monitorID]; g != "" && !groups[g] {
+				groups[g] = true
+				add(SpikeScope{ScopeGroup, g})
 			}
 		}
 		rows.Close()
@@ -381,6 +402,7 @@ type SpikeFinding struct {
 	Count       int
 	Baseline    float64
 	Score       float64
+	Threshold   int
 	// Announce: a new record fires spike.detected. Spikes found in old
 	// history (the first count of a project) are recorded quietly.
 	Announce bool
@@ -400,10 +422,10 @@ func (s *Store) RecordSpikes(ctx context.Context, projectID string, fs []SpikeFi
 		t := now()
 		for _, f := range fs {
 			start := FormatTime(f.BucketStart.UTC().Truncate(time.Hour))
-			res, err := tx.ExecContext(ctx, `UPDATE spikes SET count = ?, baseline = ?, score = ?, updated_at = ?
+			res, err := tx.ExecContext(ctx, `UPDATE spikes SET count = ?, baseline = ?, score = ?, threshold = ?, updated_at = ?
 				WHERE project_id = ? AND scope = ? AND scope_id = ? AND kind = ? AND bucket_start = ?
-				AND (count <> ? OR baseline <> ? OR score <> ?)`,
-				f.Count, f.Baseline, f.Score, t, projectID, f.Scope, f.ID, f.Kind, start, f.Count, f.Baseline, f.Score)
+				AND (count <> ? OR baseline <> ? OR score <> ? OR threshold <> ?)`,
+				f.Count, f.Baseline, f.Score, f.Threshold, t, projectID, f.Scope, f.ID, f.Kind, start, f.Count, f.Baseline, f.Score, f.Threshold)
 			if err != nil {
 				return err
 			}
@@ -411,10 +433,10 @@ func (s *Store) RecordSpikes(ctx context.Context, projectID string, fs []SpikeFi
 				continue
 			}
 			id := uuid.Must(uuid.NewV7()).String()
-			res, err = tx.ExecContext(ctx, `INSERT INTO spikes(`+spikeCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+			res, err = tx.ExecContext(ctx, `INSERT INTO spikes(`+spikeCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
 				ON CONFLICT(project_id, scope, scope_id, kind, bucket_start) DO NOTHING`,
 				id, projectID, f.Scope, f.ID, f.Kind, start, FormatTime(f.BucketStart.UTC().Truncate(time.Hour).Add(time.Hour)),
-				f.Count, f.Baseline, f.Score, t, t)
+				f.Count, f.Baseline, f.Score, t, t, f.Threshold)
 			if err != nil {
 				return err
 			}
