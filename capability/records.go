@@ -397,7 +397,7 @@ type UsageOut struct {
 	PeriodStart          string     `json:"period_start"`
 	ProviderCostUSD      float64    `json:"provider_cost_usd"`
 	CostPerNewMentionUSD float64    `json:"cost_per_new_mention_usd"`
-	Days                 []UsageDay `json:"days" doc:"Mentions stored per UTC day over the last 30 days, today last (a trend across the month boundary)."`
+	Days                 []UsageDay `json:"days" doc:"Mentions stored and posts dropped per UTC day over the last 30 days, today last (a trend across the month boundary)."`
 }
 
 func (s *Service) usageCaps() []*Capability {

@@ -420,6 +420,14 @@ func TestHealthAndMetrics(t *testing.T) {
 	if h.body["status"] != "ok" {
 		t.Fatalf("healthz %s", h.raw)
 	}
+	// The active classifier is reported (informational, status stays ok).
+	e.srv.ClassifierStatus = func() any {
+		return map[string]any{"active": "ollama:llama3.2", "breaker": map[string]any{"state": "open"}}
+	}
+	h = e.do("GET", "/healthz", "", nil).ok()
+	if c, _ := h.body["classifier"].(map[string]any); h.body["status"] != "ok" || c["active"] != "ollama:llama3.2" {
+		t.Fatalf("healthz with a classifier: %s", h.raw)
+	}
 	e.do("GET", "/api/v1/monitors", e.keyA, nil).ok()
 	e.do("GET", "/api/v1/monitors", "", nil).expect(401, "UNAUTHORIZED")
 	m := e.do("GET", "/metrics", "", nil)
