@@ -20,7 +20,7 @@ import (
 // get_mention_stats.
 type MentionFilters struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
+	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Platform."`
 	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
 	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
 	Status           string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
@@ -34,6 +34,7 @@ type MentionFilters struct {
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
 }
 
 // MentionQuery holds the list_mentions query; export_mentions reuses it.
@@ -42,6 +43,7 @@ type MentionQuery struct {
 	MentionFilters
 	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
 	Sort           string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
+	Collapse       string `json:"collapse,omitempty" in:"query" validate:"enum=story" doc:"story: list each story once, as its first mention in this order that matches the filters, with story_count and story_sources for an 'and N more on …' line. Not with collected_since."`
 }
 
 type ListMentionsIn struct {
@@ -109,7 +111,7 @@ type PreviewIn struct {
 	ExcludeKeywords []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft excludes."`
 	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
 	WatchAccounts   []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Draft watched accounts."`
-	Sources         []string `json:"sources,omitempty" validate:"maxitems=8,enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Only these platforms."`
+	Sources         []string `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Only these platforms."`
 	Scan            *int     `json:"scan,omitempty" validate:"min=1,max=50000" default:"5000" doc:"How many of the newest stored mentions to test."`
 	Limit           *int     `json:"limit,omitempty" validate:"min=1,max=100" default:"20" doc:"Most matches to return."`
 }
@@ -193,6 +195,9 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 			return f, Invalid("sort", "sort=urgency cannot be combined with collected_since, which reads in collection order")
 		}
 		f.ByUrgency = true
+	}
+	if err := s.storyFilter(ctx, p, q, &f); err != nil {
+		return f, err
 	}
 	return f, nil
 }

@@ -242,7 +242,7 @@ func TestMonitorsAndKeywords(t *testing.T) {
 	// keywords optional when something else is watched; otherwise 400
 	e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Empty"}).expect(400, "VALIDATION_ERROR")
 	feed := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Feed", "feed_urls": []string{"https://blog.example/rss"}}).ok().data()
-	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != 8 {
+	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != len(capability.SourceValues) {
 		t.Fatalf("defaults %v", feed)
 	}
 	a := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "A", "keywords": []string{"Acme", "shared"}}).ok().data()
