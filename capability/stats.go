@@ -11,7 +11,7 @@ import (
 
 type StatsIn struct {
 	MentionFilters
-	Interval string `json:"interval,omitempty" in:"query" validate:"enum=hour|day" doc:"Bucket size (UTC): hour or day. Default: hour for a window of up to 3 days, day otherwise."`
+	Interval string `json:"interval,omitempty" in:"query" validate:"enum=hour|day" doc:"Bucket size (UTC): hour or day. Default: hour for a window of up to 3 days, day otherwise. Without since or date_preset the window is the last 30 days by day, the last 48 hours by hour."`
 	GroupBy  string `json:"group_by,omitempty" in:"query" validate:"enum=sentiment|monitor" default:"sentiment" doc:"sentiment: counts per sentiment only; monitor: also one series per monitor (monitors), e.g. for sparklines."`
 }
 
@@ -102,6 +102,8 @@ func (s *Service) mentionStats(ctx context.Context, p *Principal, in *StatsIn) (
 		since = *f.Since
 	case in.DatePreset == "all_time":
 		since = until.Add(-maxDayWindow) // all time, as far as a series reaches
+	case in.Interval == "hour":
+		since = until.Add(-48 * time.Hour)
 	default:
 		since = until.AddDate(0, 0, -30)
 	}
@@ -253,30 +255,30 @@ func medianF(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// UsageDay is how many mentions were stored on one UTC day.
+// UsageDay is a project's consumption on one UTC day.
 type UsageDay struct {
 	Date     string `json:"date"`
-	Mentions int    `json:"mentions"`
+	Mentions int    `json:"mentions" doc:"Mentions stored that day (they count against the quota)."`
+	Dropped  int    `json:"dropped" doc:"Posts dropped that day because the quota was used up."`
 }
 
-// usageDays is get_usage's trend: mentions stored per UTC day over the
-// last usageTrendDays days, today (so far) last.
+// usageDays is get_usage's trend: consumption per UTC day over the last
+// usageTrendDays days, today (so far) last, days without any included.
 func (s *Service) usageDays(ctx context.Context, projectID string) ([]UsageDay, error) {
 	const usageTrendDays = 30
-	now := s.now()
-	first := now.Truncate(24*time.Hour).AddDate(0, 0, -(usageTrendDays - 1))
-	bounds := make([]time.Time, 0, usageTrendDays+1)
-	for d := first; d.Before(now); d = d.AddDate(0, 0, 1) {
-		bounds = append(bounds, d)
-	}
-	bounds = append(bounds, now.Add(time.Millisecond)) // what was stored this very millisecond too
-	counts, err := s.Store.MentionsStored(ctx, projectID, bounds)
+	first := s.now().Truncate(24*time.Hour).AddDate(0, 0, -(usageTrendDays - 1))
+	rows, err := s.Store.UsageDays(ctx, projectID, first)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]UsageDay, len(counts))
-	for i, n := range counts {
-		out[i] = UsageDay{Date: bounds[i].Format("2006-01-02"), Mentions: n}
+	byDay := map[string]store.UsageDay{}
+	for _, r := range rows {
+		byDay[r.Day] = r
+	}
+	out := make([]UsageDay, usageTrendDays)
+	for i := range out {
+		day := first.AddDate(0, 0, i).Format("2006-01-02")
+		out[i] = UsageDay{Date: day, Mentions: byDay[day].Mentions, Dropped: byDay[day].Dropped}
 	}
 	return out, nil
 }
