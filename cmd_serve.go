@@ -315,6 +315,11 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
 	b.goRun(bctx, func(ctx context.Context) {
+		if err := svc.Store.WarmStories(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("story index", "err", err) // the first ingest builds it then
+		}
+	})
+	b.goRun(bctx, func(ctx context.Context) {
 		if err := svc.Store.RunSearchIndexer(ctx, 500*time.Millisecond); err != nil {
 			log.Error("search indexer stopped", "err", err)
 		}

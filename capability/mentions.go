@@ -34,6 +34,7 @@ type MentionFilters struct {
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
 }
 
 // MentionQuery holds the list_mentions query; export_mentions reuses it.
@@ -42,6 +43,7 @@ type MentionQuery struct {
 	MentionFilters
 	CollectedSince string `json:"collected_since,omitempty" in:"query" validate:"format=date-time" doc:"Sync mode: mentions collected at or after this time, oldest collected first; walk nextCursor to catch up without gaps."`
 	Sort           string `json:"sort,omitempty" in:"query" validate:"enum=newest|urgency" default:"newest" doc:"newest: newest published first; urgency: most urgent first, then newest. Not with collected_since (sync order)."`
+	Collapse       string `json:"collapse,omitempty" in:"query" validate:"enum=story" doc:"story: list each story once, as its first mention in this order that matches the filters, with story_count and story_sources for an 'and N more on …' line. Not with collected_since."`
 }
 
 type ListMentionsIn struct {
@@ -193,6 +195,9 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 			return f, Invalid("sort", "sort=urgency cannot be combined with collected_since, which reads in collection order")
 		}
 		f.ByUrgency = true
+	}
+	if err := s.storyFilter(ctx, p, q, &f); err != nil {
+		return f, err
 	}
 	return f, nil
 }

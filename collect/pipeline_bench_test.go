@@ -66,6 +66,9 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 			break
 		}
 	}
+	if err := st.WarmStories(ctx); err != nil { // as serve does at start
+		b.Fatal(err)
+	}
 
 	p := NewPipeline(st, nil, PipelineConfig{}, quietLog(), nil)
 	var mu sync.Mutex

@@ -48,6 +48,7 @@ func (e *env) fixture(p *store.Project, u *store.User, token, keyword string) *f
 	f.ids["api key"] = keys[0].ID
 	f.ids["delivery"] = uuid.NewString() // no delivery exists yet: any id is unknown
 	f.ids["spike"] = uuid.NewString()    // spikes are found in the background: none yet
+	f.ids["story"] = uuid.NewString()    // no story exists: any id is unknown
 	return f
 }
 

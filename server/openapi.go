@@ -46,7 +46,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 		tag := groupTag(c.Group)
 		if !seenTag[tag] {
 			seenTag[tag] = true
-			tags = append(tags, map[string]any{"name": tag, "description": fmt.Sprintf("Operations on %ss.", groupLabel(c.Group))})
+			tags = append(tags, map[string]any{"name": tag, "description": fmt.Sprintf("Operations on %s.", pluralLabel(groupLabel(c.Group)))})
 		}
 		p := openAPIPath(c.Path)
 		item, _ := paths[p].(map[string]any)
@@ -172,6 +172,14 @@ func groupTag(g string) string {
 		return "other"
 	}
 	return g
+}
+
+// pluralLabel: "story" → "stories", "category" → "categories", "key" → "keys".
+func pluralLabel(s string) string {
+	if strings.HasSuffix(s, "y") && !strings.HasSuffix(s, "ey") {
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
 }
 
 func groupLabel(g string) string {

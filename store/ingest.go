@@ -66,6 +66,7 @@ type ingestReq struct {
 	projectID string
 	quota     int
 	batch     []NewMention
+	keys      []storyKeys // each post's story keys (story_index.go)
 	res       IngestResult
 	err       error
 	done      chan struct{}
@@ -101,6 +102,9 @@ func (s *Store) SubmitIngest(ctx context.Context, projectID string, quota int, b
 		return func() (IngestResult, error) { return IngestResult{}, err }
 	}
 	req := &ingestReq{ctx: ctx, projectID: projectID, quota: quota, batch: batch, done: make(chan struct{}), submitted: time.Now()}
+	// Story keys are computed here, in the caller's goroutine, not by the
+	// single writer.
+	req.keys = batchKeys(projectID, batch)
 	q := &s.ingest
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
@@ -181,21 +185,34 @@ func (s *Store) ingestGroup(group []*ingestReq) {
 // ingestTx stores reqs in one transaction. A batch whose caller gave up
 // before its turn is skipped with its context's error.
 func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.storyBegin(ctx, tx); err != nil {
+			return err
+		}
 		for _, r := range reqs {
 			if r.err = r.ctx.Err(); r.err != nil {
 				continue
 			}
-			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch); r.err != nil {
+			if len(r.keys) != len(r.batch) {
+				r.keys = batchKeys(r.projectID, r.batch)
+			}
+			assign := func(i int, m *Mention, rowid int64) error { return s.assignStory(ctx, tx, m, rowid, &r.keys[i]) }
+			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {
 				return r.err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		s.stories.invalidate() // it may hold stories that were rolled back
+	}
+	return err
 }
 
-// ingestBatch stores one caller's batch inside tx.
-func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention) (IngestResult, error) {
+// ingestBatch stores one caller's batch inside tx; assign files each new
+// mention (batch index, stored row) in its story.
+func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention,
+	assign func(i int, m *Mention, rowid int64) error) (IngestResult, error) {
 	var res IngestResult
 	t := time.Now().UTC()
 	ts := FormatTime(t)
@@ -231,7 +248,7 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 	defer evIns.Close()
 	var cost float64
 	var rowids []int64
-	for _, nm := range batch {
+	for i, nm := range batch {
 		key := nm.Source + "\x00" + nm.ExternalID
 		if k, ok := known[key]; ok {
 			res.Duplicates++
@@ -285,6 +302,9 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 			if _, err := link.ExecContext(ctx, m.ID, mid); err != nil {
 				return res, err
 			}
+		}
+		if err := assign(i, m, rowid); err != nil {
+			return res, err
 		}
 		known[key] = knownMention{} // a repeat later in the batch is a duplicate
 		used++

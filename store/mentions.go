@@ -51,20 +51,28 @@ type Mention struct {
 	// PublicVisibility is the editor's choice for the public page: auto
 	// (the wall's rule decides), featured or hidden (curation.go).
 	PublicVisibility string `json:"public_visibility"`
+	// The mention's story (stories.go): null while no other mention
+	// shares its link or text; story_count is 1 then.
+	StoryID      *string        `json:"story_id" doc:"The story this mention belongs to (mentions sharing a link or near-duplicate text); null when it is alone."`
+	StoryCount   int            `json:"story_count" doc:"Mentions in the story, this one included; 1 when it is alone."`
+	StorySources map[string]int `json:"story_sources" doc:"Mentions of the story per source, this one included."`
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
 	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at,
 	m.own, m.category_reason, m.urgency_reason, m.relevance_reason,
-	m.public_visibility`
+	m.public_visibility,
+	m.story_id, (SELECT s.mention_count || ' ' || s.sources FROM stories s WHERE s.id = m.story_id)`
 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var m Mention
 	var mids, eng string
+	var storyAgg sql.NullString
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
 		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
 		&m.Own, &m.CategoryReason, &m.UrgencyReason, &m.RelevanceReason,
-		&m.PublicVisibility)
+		&m.PublicVisibility,
+		&m.StoryID, &storyAgg)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -72,6 +80,9 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 		return nil, err
 	}
 	m.MonitorIDs = strList(mids)
+	if err := scanStoryAgg(&m, storyAgg); err != nil {
+		return nil, err
+	}
 	m.Engagement = map[string]int64{}
 	if eng != "" {
 		if err := json.Unmarshal([]byte(eng), &m.Engagement); err != nil {
@@ -145,6 +156,10 @@ type MentionFilter struct {
 	// ByUrgency orders by urgency descending, then newest first (sort.go);
 	// ignored in sync mode.
 	ByUrgency bool
+	// StoryID keeps one story's mentions; CollapseStories shows each story
+	// once, as its first mention in the list's order (stories.go).
+	StoryID         string
+	CollapseStories bool
 }
 
 // ownBrandLink is false only for a mention that competitor monitors alone
@@ -183,6 +198,9 @@ const rareSearchCap = 2000
 
 // ListMentions returns up to limit mentions after pos in the filter's order.
 func (s *Store) ListMentions(ctx context.Context, f MentionFilter, after *Position, limit int) ([]*Mention, error) {
+	if f.CollapseStories {
+		return s.listCollapsed(ctx, f, after, limit)
+	}
 	q, args, err := s.mentionQuery(ctx, f, after, limit)
 	if err != nil {
 		return nil, err
@@ -274,6 +292,9 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
 	add(`m.project_id = ?`, f.ProjectID)
+	if f.StoryID != "" {
+		add(`m.story_id = ?`, f.StoryID)
+	}
 	if f.Source != "" {
 		add(`m.source = ?`, f.Source)
 	}
@@ -360,6 +381,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.k`
 		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+	case f.StoryID != "":
+		// A story's mentions are few and have their own date index.
+		from = `mentions m INDEXED BY mentions_story`
 	case sync:
 		from = `mentions m INDEXED BY mentions_collected`
 	case f.AuthorHandle != "":

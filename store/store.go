@@ -39,7 +39,8 @@ type Store struct {
 	ck   *sql.DB // one connection for background WAL checkpoints
 	path string
 
-	ingest ingestQueue // concurrent IngestMentions share transactions
+	ingest  ingestQueue // concurrent IngestMentions share transactions
+	stories storyIndex  // recent mentions' story keys (story_index.go)
 }
 
 // FileName is the database file Open keeps in its data dir.
