@@ -101,8 +101,10 @@ type classifyOut struct {
 	Classifier     string `json:"classifier,omitempty"`
 	CategoryReason string `json:"category_reason,omitempty"`
 	UrgencyReason  string `json:"urgency_reason,omitempty"`
-	Error          string `json:"error,omitempty"`
-	fallback       string // why Ollama did not answer, when it did not
+	// Why the post is (not) about the brand, as stored with a mention.
+	RelevanceReason string `json:"relevance_reason,omitempty"`
+	Error           string `json:"error,omitempty"`
+	fallback        string // why Ollama did not answer, when it did not
 }
 
 // maxClassifyLine bounds one input line (16 MiB).
@@ -182,13 +184,14 @@ func classifyLine(ctx context.Context, c classify.Classifier, lc lineContext, li
 	if kw == nil {
 		kw = lc.keywords
 	}
-	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: kw, Project: lc.project})
+	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: kw, Project: lc.project,
+		Unsourced: true})
 	if err != nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: %v", lineNo, err)}
 	}
 	out := &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
 		Summary: &res.Summary, IsRelevant: &res.IsRelevant, Classifier: res.Classifier,
-		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason}
+		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason, RelevanceReason: res.RelevanceReason}
 	if res.Classifier == classify.FallbackName {
 		out.fallback = cmp.Or(classify.FallbackReason(res), "ollama failed")
 	}

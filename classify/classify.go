@@ -41,6 +41,11 @@ type Input struct {
 	Categories []CategoryInfo
 	// Relevance is the project's model learned from triage; may be nil.
 	Relevance *RelevanceModel
+	// Unsourced is set for text given on its own (`earshot classify`),
+	// not collected by a monitor: no watched account, feed or review page
+	// vouches for it, so a post that names none of the brand terms is not
+	// relevant.
+	Unsourced bool
 }
 
 // Result is a classification.

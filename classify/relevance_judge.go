@@ -104,6 +104,11 @@ func judgeRelevance(a analysis, in Input) relevanceJudgement {
 	}
 	named := brandEvidence(a, in, bi, &ev)
 	if len(named) == 0 {
+		if in.Unsourced {
+			// Nothing but the text ties it to the brand, and the text
+			// does not name it.
+			return relevanceJudgement{Relevant: false, Score: -1, Reason: "not relevant: names none of the brand terms (" + writtenTerms(terms) + ")"}
+		}
 		ev = append(ev, evidence{0.5, "collected without naming the brand (a watched account, feed or review page)"})
 	}
 	contextEvidence(a, in, bi, &ev)
@@ -589,4 +594,13 @@ func saysNothingNew(why string, parts []string) bool {
 		}
 	}
 	return quoted
+}
+
+// writtenTerms lists the brand terms as configured, for a reason.
+func writtenTerms(terms []termInfo) string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		out = append(out, q(t.written))
+	}
+	return strings.Join(out, ", ")
 }
