@@ -76,14 +76,23 @@ func (b *Builtin) classify(in Input) Result {
 	rel := judgeRelevance(a, in)
 
 	cs := readCues(a.low)
-	j := judge(a, cs)
+	// The brand named with "down" ("Zentro down?") and a server error
+	// told with its code are outages: the alarm rules read them as such.
+	alow := a.low
+	if terms := brandTerms(in); brandDown(a.low, terms) {
+		alow += "\n is down"
+	} else if serverError(a.low) {
+		alow += "\n server error"
+	}
+	alarm, alarmPhrase := criticalAlarm(alow)
+	j := judge(a, cs, alarm, alarmPhrase)
 	cat := categorize(b.model, a.clauses, a.low, j.compound, cs, j.complaint, func(cue string) bool {
 		return brandNear(a.low, cue, in)
 	})
 	// Data loss, a security hole or an outage is a defect to fix, however
 	// calmly it is told ("the CLI stores the token in plain text"), unless
 	// the post is a grievance about money or support.
-	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "testimonial" && !j.thanked || cat.Category == "complaint" && cat.Cue == "") {
+	if alarm, ph := alarm, alarmPhrase; alarm != "" && (cat.Category == "other" || cat.Category == "testimonial" && !j.thanked || cat.Category == "complaint" && cat.Cue == "") {
 		cat.Category, cat.Cue = "bug_report", ph
 		cat.Reason = fmt.Sprintf("bug_report: %s (%q)", signalWords[alarm], ph)
 		if j.compound > -0.3 {
@@ -91,11 +100,42 @@ func (b *Builtin) classify(in Input) Result {
 		}
 		j.ruled = true
 	}
+	if alarm != "" && !j.thanked && (cat.Category == "bug_report" || cat.Category == "complaint") && j.compound > -0.3 {
+		j.compound, j.ruled = -0.3, true // "the API returns 500 on every POST" is not neutral news
+	}
 	// Thanks for a problem solved is praise, whatever the problem was:
 	// "support got back to me in 6 minutes during the outage. Respect."
 	if j.thanked && cs.praise >= 1 && cs.bug < 1.5 && (cat.Category == "bug_report" || cat.Category == "complaint") {
 		cat.Category, cat.Cue = "testimonial", cs.praiseCue
 		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
+	}
+	// Faint praise ("not terrible, I guess") is no defect report, whatever
+	// the negation reads like to the app-review model.
+	var fbuf [16]bool
+	_, faint := faintPraise.hits(a.low, fbuf[:])
+	if faint && !j.complaint.Told() && cs.bug == 0 && alarm == "" && cat.Category != "testimonial" && cat.Category != "misinformation" {
+		cat.Category, cat.Cue = "other", ""
+		cat.Reason = "other: faint praise, neither a problem nor a recommendation"
+		j.compound, j.ruled = 0, true
+	}
+	// A rumour is misinformation, wherever its words would file it. A
+	// correction of one is no complaint: it is filed as misinformation
+	// too (the team learns a rumour is going round), neutral and not
+	// urgent, and never reaches the public wall.
+	if marker, debunk := rumour(a.low); debunk && !j.complaint.Told() && alarm == "" {
+		cat.Category, cat.Cue = "misinformation", ""
+		cat.Reason = "misinformation: corrects a rumour going round (a debunk, not a complaint)"
+		j.compound, j.ruled = 0, true
+		j.complaint = complaintEvidence{}
+	} else if marker != "" && !j.thanked {
+		// Whichever company the rumour names: it is an unconfirmed
+		// claim, and no post for the public wall.
+		cat.Category, cat.Cue = "misinformation", marker
+		cat.Reason = fmt.Sprintf("misinformation: an unconfirmed claim passed on (%q)", marker)
+		if j.compound > 0 {
+			j.compound = 0
+		}
+		j.ruled = true
 	}
 	category := cat.Category
 	disabled := !categoryEnabled(in.Categories, category)
@@ -105,6 +145,9 @@ func (b *Builtin) classify(in Input) Result {
 	ulow := a.low
 	if j.thanked && category == "testimonial" {
 		ulow = "" // the outage a thank-you mentions is over: no alarm
+	}
+	if ulow != "" {
+		ulow = alow
 	}
 	urg := urgencyFrom(ulow, category, j.compound, reach(in), j.complaint)
 	reasons := make([]string, 0, len(urg.Reasons)+2)
@@ -176,10 +219,29 @@ type judgement struct {
 // failure told as fact makes the post negative, whatever its words, unless
 // it is praise for the failure being solved; sarcasm after a failure turns
 // praise words into scorn.
-func judge(a analysis, cs cueScores) judgement {
+func judge(a analysis, cs cueScores, alarm, alarmPhrase string) judgement {
 	j := judgement{compound: a.sent.Compound, complaint: detectComplaint(a.low, a.toks)}
 	c := &j.complaint
 	praise := cs.praise
+	if alarm != "" && !c.Sarcasm && !c.Resolved {
+		// Praise words around a loss are scorn: "Oh wonderful, it
+		// deleted all my projects. Love that for me."
+		var sbuf [32]bool
+		if _, ok := lossSarcasm.hits(a.low, sbuf[:]); ok {
+			c.Sarcasm = true
+			c.Score += 2
+			if c.Cue == "" || c.Score < 4 {
+				c.Cue = alarmPhrase
+			}
+		}
+	}
+	// Praise told by denying a failure: "never disappoints".
+	var lbuf [32]bool
+	if _, ok := litotesPraise.hits(a.low, lbuf[:]); ok && c.Score < 1 && cs.bug <= 1 && alarm == "" {
+		j.compound = math.Max(j.compound, 0.5)
+		j.ruled = true
+		return j
+	}
 	// Praise for a solved problem: "support replaced my broken blender
 	// same day. legends".
 	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise > 0.5)

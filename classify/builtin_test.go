@@ -97,7 +97,9 @@ func TestCategoryRules(t *testing.T) {
 		{"Our team moved to Initech last month and the roadmap board saved us a weekly sync call.", "other"},
 		{"Initech 3.0 is out: kanban boards, faster sync and a new timeline.", "other"},
 		{"Great support from Initech, they fixed my billing issue in five minutes. Highly recommend!", "testimonial"},
-		{"Rumour: Initech is closing its free tier and deleting free workspaces next month.", "other"},
+		// A rumour is misinformation whichever company it names (audit,
+		// issue 14 follow-up): it must not reach the public wall.
+		{"Rumour: Initech is closing its free tier and deleting free workspaces next month.", "misinformation"},
 		{"Initech sync is broken since the update, my boards are empty", "bug_report"},
 		{"Is Initech down for anyone else? Stuck on a spinner", "bug_report"},
 		// Complaints are grievances about the company, misinformation a

@@ -87,7 +87,7 @@ var complaintCues = newCueList([]cue{
 	{"raised its prices", 2}, {"more expensive", 1}, {"not happy", 1.2}, {"unhappy", 1.2}, {"is a joke", 1.5},
 	{"closed my ticket", 1.5}, {"my ticket", 0.8}, {"terrible decision", 1.5}, {"bad decision", 1.2}, {"removed", 0.6},
 	{"redesign", 0.6}, {"confusing", 0.8}, {"done with", 1}, {"fed up", 1.2}, {"switching from", 1}, {"moving away", 1},
-	{"support", 0.3}, {"ugly", 0.8}, {"account was", 0.6}, {"locked my account", 1.5}, {"banned my", 1.2},
+	{"support", 0.3}, {"ugly", 0.8}, {"moving off", 1}, {"migrating off", 1}, {"migrating away", 1}, {"switching away", 1}, {"account was", 0.6}, {"locked my account", 1.5}, {"banned my", 1.2},
 })
 
 var misinfoCues = newCueList([]cue{
@@ -125,6 +125,10 @@ var praiseCues = newCueList([]cue{
 	{"excellent service", 1.5}, {"great experience", 1.2}, {"smoothest", 1}, {"fastest", 0.8}, {"painless", 1},
 	{"10/10", 1.2}, {"will use again", 1.2}, {"will be back", 1.2}, {"saved my", 1}, {"you saved", 1.2}, {"so kind", 1},
 	{"faith in humanity", 1.2}, {"made our", 0.8}, {"made my", 0.8}, {"more like this", 1}, {"above and beyond", 1.5},
+	// Praise told by denying a failure.
+	{"never disappoints", 1.5}, {"never disappointed", 1.5}, {"never fails to", 1.5}, {"never lets me down", 1.5},
+	{"never let me down", 1.5}, {"never let us down", 1.5}, {"never lets us down", 1.5}, {"no complaints", 1},
+	{"can't fault", 1.2}, {"couldn't be happier", 1.4}, {"swapping", 0.5}, {"swapped", 0.5}, {"no hassle", 0.8},
 	{"best", 0.5}, {"love", 0.5}, {"delicious", 0.8}, {"on time", 0.6}, {"quick fix", 1}, {"sorted", 0.6}, {"solved", 0.6},
 })
 

@@ -83,6 +83,15 @@ var failureCues = []failureCue{
 	{"make it make sense", 2}, {"thanks for nothing", 2.5}, {"how hard is it", 2}, {"what's the point", 1.5},
 	{"how does that even", 2}, {"how am i supposed", 2}, {"step backwards", 1.5}, {"for a month", 0.8},
 	{"for a week", 0.8}, {"all weekend", 0.8},
+	// Nothing came, or not what was promised.
+	{"still nothing", 2}, {"nothing yet", 1.5}, {"no sign of", 1.5}, {"not here", 1}, {"isn't here", 1},
+	{"nothing arrived", 2}, {"nothing came", 2}, {"nothing has arrived", 2}, {"without telling", 1.5}, {"without warning", 1.5},
+	{"no heads up", 1.5}, {"out of nowhere", 1}, {"overnight", 0.5},
+	// A loyal customer let down.
+	{"how you treat", 2}, {"you treat", 1.2}, {"treated like", 1.5}, {"this is how you", 1.5}, {"the thanks i get", 2},
+	{"customers like this", 1.2}, {"loyal customer", 1}, {"long-time customer", 1}, {"longtime customer", 1},
+	{"long-time customers", 1}, {"loyal customers", 1},
+	// Leaving.
 }
 
 var failureSet = func() *phraseSet {
@@ -113,8 +122,10 @@ var sarcasmSet = newPhraseSet([]string{"thanks a lot", "thanks for nothing", "re
 // resolutionSet: praise for a problem solved ("support fixed it in 6
 // minutes") is a testimonial, whatever the problem was.
 var resolutionSet = newPhraseSet([]string{"fixed", "sorted", "solved", "resolved", "back online", "refunded", "refund landed",
-	"restored", "replaced", "returned", "got back to me", "helped", "saved", "caught", "catching", "in minutes",
-	"same day", "within minutes", "quick fix", "no questions asked", "painless", "on time", "early"})
+	"restored", "replaced", "replacing", "replacement", "swapped", "swapping", "returned", "got back to me", "helped",
+	"saved me", "saved us", "saved the day", "saved my day", "saved my life", "caught", "catching", "in minutes",
+	"same day", "same week", "within minutes", "quick fix", "no questions asked", "no hassle", "no fuss", "without any fuss",
+	"hassle-free", "painless", "on time", "early"})
 
 // complaintEvidence is what the complaint rules found in a post.
 type complaintEvidence struct {
@@ -133,7 +144,7 @@ func (c complaintEvidence) Told() bool { return c.Score >= 2 }
 
 func detectComplaint(low string, toks []token) complaintEvidence {
 	var c complaintEvidence
-	var buf [256]bool
+	var buf [384]bool
 	hit, found := failureSet.hits(low, buf[:])
 	best := 0.0
 	if found {
@@ -156,6 +167,10 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 		}
 	}
 	facts := c.Score // what the failure cues alone say
+	var rbuf [48]bool
+	if _, ok := resolutionSet.hits(low, rbuf[:]); ok {
+		c.Resolved = true
+	}
 	c.Question = problemQuestion(low)
 	if c.Question {
 		c.Score += 1.2
@@ -164,6 +179,9 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 		}
 	}
 	c.Duration = waitDuration(low)
+	if c.Duration != "" && c.Resolved && (strings.Contains(low, "within "+c.Duration) || strings.Contains(low, "in "+c.Duration)) {
+		c.Duration = "" // "replaced within 2 days" is speed, not waiting
+	}
 	if c.Duration != "" {
 		// Waiting measured in hours or days is half a complaint on its
 		// own ("20 hours and counting"); with any other cue it is one.
@@ -206,18 +224,45 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 	// twice, really appreciate it"), and the sarcasm is itself scorn.
 	if facts >= 1 || c.Score >= 2.5 {
 		var sbuf [64]bool
-		if _, ok := sarcasmSet.hits(low, sbuf[:]); ok || strings.ContainsAny(low, "🙃🙄") {
+		h, ok := sarcasmSet.hits(low, sbuf[:])
+		if ok && c.Resolved && !strings.ContainsAny(low, "🙃🙄") && onlyGratitude(h) {
+			// "Thanks for replacing my broken unit": thanks for a
+			// problem solved is gratitude, not sarcasm.
+			ok = false
+		}
+		if ok || strings.ContainsAny(low, "🙃🙄") {
 			if !c.Sarcasm {
 				c.Score += 0.8
 			}
 			c.Sarcasm = true
 		}
 	}
-	var rbuf [32]bool
-	if _, ok := resolutionSet.hits(low, rbuf[:]); ok {
-		c.Resolved = true
+	if claimContradicted(low) {
+		c.Score += 1.5 // "says delivered but it's not here"
+		if best < 1.5 {
+			c.Cue, best = "a status contradicted", 1.5
+		}
+	}
+	if leaving(low) {
+		c.Score += 0.8 // "moving our team off": a customer leaving
+	}
+	if priceRise(low) {
+		c.Score += 1.5 // "the price went up 40% overnight"
+		if best < 1.5 {
+			c.Cue, best = "a price rise", 1.5
+		}
 	}
 	return c
+}
+
+// onlyGratitude reports sarcasm hits that are plain thanks.
+func onlyGratitude(h []bool) bool {
+	for i, hit := range h[:len(sarcasmSet.phrases)] {
+		if hit && sarcasmSet.phrases[i] != "thanks" && sarcasmSet.phrases[i] != "thank you" {
+			return false
+		}
+	}
+	return true
 }
 
 // startsNegated reports cues that carry their own negation.

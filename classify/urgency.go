@@ -54,12 +54,13 @@ var urgencySignals = []signal{
 	{"outage", 35, 70, []string{"outage", "is down", "are down", "went down", "servers down", "server down", "down again",
 		"down for everyone", "site down", "service down", "app is down", "502", "503", "service unavailable", "not loading for anyone",
 		"without internet", "no internet", "no signal", "power out", "nobody can log in", "no one can log in", "everyone is getting",
-		"returns 404 for everyone", "for everyone since", "is offline", "went offline", "system was down", "system is down"}},
+		"returns 404 for everyone", "for everyone since", "is offline", "went offline", "system was down", "system is down", "down for anyone", "down for me", "is it down",
+		"internal server error", "server error", "server errors", "bad gateway", "gateway timeout"}},
 	{"legal", 30, 0, []string{"lawsuit", "sue", "suing", "sued", "lawyer", "attorney", "class action", "legal action", "gdpr",
 		"regulator", "court", "small claims", "ftc", "chargeback", "ombudsman", "trading standards", "consumer protection",
 		"report you", "reporting you", "legal"}},
 	{"churn", 20, 0, []string{"cancelling", "canceling", "cancel my", "cancelled my", "canceled my", "switching to", "moving to",
-		"uninstalling", "uninstalled", "never again", "unsubscribing", "unsubscribed", "done with", "leaving", "deleting my account",
+		"uninstalling", "uninstalled", "never again", "moving off", "migrating off", "migrating away", "switching away", "unsubscribing", "unsubscribed", "done with", "leaving", "deleting my account",
 		"delete my account", "refund"}},
 }
 
