@@ -185,6 +185,9 @@ func doneMessage(name string, form url.Values) string {
 			past = map[string]string{"true": "enabled", "false": "disabled"}[form.Get("enabled")]
 		}
 	}
+	if name == "update_story_status" {
+		return "Every mention of the story marked " + strings.ToLower(label(form.Get("status"))) + "."
+	}
 	if name == "set_public_dashboard" {
 		past = map[string]string{"true": "published", "false": "unpublished"}[form.Get("enabled")]
 	}

@@ -69,8 +69,9 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(v)
 	},
-	"seq":         func(xs ...string) []string { return xs },
-	"filterLabel": func(k string) string { return filterLabels[k] },
+	"storySources": storySources,
+	"seq":          func(xs ...string) []string { return xs },
+	"filterLabel":  func(k string) string { return filterLabels[k] },
 	"viewFilters": func(q url.Values) map[string]string {
 		out := map[string]string{}
 		for _, k := range viewKeys {
