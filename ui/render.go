@@ -267,6 +267,7 @@ var labels = map[string]string{
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
 	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",
+	"mention": "Mentions", "spike": "Spikes",
 }
 
 func label(s string) string {

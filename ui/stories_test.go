@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -119,5 +120,69 @@ func TestWholeStoryTriage(t *testing.T) {
 	_, body, _ = c.get("/mentions/" + alone)
 	if strings.Contains(body, "update_story_status") {
 		t.Error("a mention alone offers story triage")
+	}
+}
+
+func TestAlertTriggerForm(t *testing.T) {
+	e, c := ownerClient(t, 1)
+	ctx := context.Background()
+	c.post("/a/create_monitor", url.Values{"name": {"Acme watch"}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	ms, _ := e.st.ListMonitors(ctx, e.proj.ID)
+	mon := ms[0].ID
+	_, body, _ := c.get("/alerts")
+	must(t, body, `name="trigger" data-trigger`, `<option value="spike">Spikes: a sudden burst of mentions</option>`,
+		"a spike alert can be limited only to one monitor and to negative spikes", `<option value="`+mon+`">Acme watch</option>`)
+
+	// A spike alert with a monitor and negative-only: created, listed as such.
+	st, body, _ := c.post("/a/create_alert", url.Values{"name": {"Bursts"}, "channel": {"email"}, "target": {"ops@example.com"}, "trigger": {"spike"},
+		"min_urgency": {"70"}, "digest": {"instant"}, "filters.monitor_id": {mon}, "filters.sentiment": {"negative"}, "filters.category": {""},
+		"filters.source": {""}, "filters.search": {""}, "_back": {"/alerts"}}, true)
+	if st != http.StatusSeeOther && st != 200 {
+		t.Fatalf("create spike alert: %d", st)
+	}
+	as, _ := e.st.ListAlerts(ctx, e.proj.ID, false)
+	if len(as) != 1 || as[0].Trigger != "spike" || !strings.Contains(string(as[0].Filters), mon) {
+		t.Fatalf("spike alert stored: %+v", as)
+	}
+	_, body, _ = c.get("/alerts")
+	must(t, body, "Spikes · Instant", "Monitor: Acme watch", "Sentiment: Negative", `<option value="spike" selected>`)
+
+	// Filters a spike alert does not take: the error in words at its
+	// control, the typed values kept (Post/Redirect/Get).
+	_, body, _ = c.post("/a/create_alert", url.Values{"name": {"Wrong"}, "channel": {"email"}, "target": {"ops@example.com"}, "trigger": {"spike"},
+		"filters.sentiment": {"positive"}, "_back": {"/alerts"}}, true)
+	if c.lastRedirect != "/alerts" {
+		t.Fatalf("failed spike alert redirected to %q", c.lastRedirect)
+	}
+	must(t, body, `id="al-f-sentiment-err"`, "A spike alert can watch all spikes or negative spikes only: choose Negative or Any.",
+		`<option value="spike" selected>`, `value="Wrong"`)
+	_, body, _ = c.post("/a/create_alert", url.Values{"name": {"Wrong"}, "channel": {"email"}, "target": {"ops@example.com"}, "trigger": {"spike"},
+		"filters.category": {"complaint"}, "_back": {"/alerts"}}, true)
+	must(t, body, `id="al-f-category-err"`, "A spike alert can be limited only to a monitor and to negative spikes: set Category to Any.")
+	if as, _ := e.st.ListAlerts(ctx, e.proj.ID, false); len(as) != 1 {
+		t.Errorf("refused alerts stored: %d", len(as))
+	}
+
+	// Edit: a mention alert with a category turned into a spike alert with
+	// every other filter at Any — the filters are replaced, not kept.
+	c.post("/a/create_alert", url.Values{"name": {"Bugs"}, "channel": {"email"}, "target": {"ops@example.com"}, "filters.category": {"bug_report"}, "_back": {"/alerts"}}, true)
+	as, _ = e.st.ListAlerts(ctx, e.proj.ID, false)
+	var bugs *store.Alert
+	for _, a := range as {
+		if a.Name == "Bugs" {
+			bugs = a
+		}
+	}
+	if bugs == nil || bugs.Trigger != "mention" {
+		t.Fatalf("mention alert: %+v", bugs)
+	}
+	st, _, _ = c.post("/a/update_alert", url.Values{"_form": {"update_alert:" + bugs.ID}, "id": {bugs.ID}, "name": {"Bugs"}, "trigger": {"spike"},
+		"channel": {"email"}, "target": {"ops@example.com"}, "digest": {"instant"}, "filters.monitor_id": {""}, "filters.sentiment": {""}, "_back": {"/alerts"}}, true)
+	if st != http.StatusSeeOther {
+		t.Fatalf("edit to spike: %d (%s)", st, c.lastRedirect)
+	}
+	a, _ := e.st.Alert(ctx, e.proj.ID, bugs.ID)
+	if a.Trigger != "spike" || strings.Contains(string(a.Filters), "bug_report") {
+		t.Errorf("after edit: trigger %s filters %s", a.Trigger, a.Filters)
 	}
 }
