@@ -47,6 +47,7 @@ type inboxData struct {
 	Collapse   bool         // collapse=story: each story listed once
 	GroupLinks []viewLink   // "Each mention" / "Group stories": the same filters and order, collapse=story or not
 	Story      *store.Story // the story the inbox is filtered by (story_id)
+	AllHref    string       // every mention, in the same order
 	PollFrom   string
 	Options    map[string][]string
 	Elapsed    time.Duration
@@ -227,6 +228,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	if id := q.Get("story_id"); id != "" {
 		if o := u.exec(ctx, pg.P, "get_story", &capability.IDPath{ID: id}); o.Err == nil {
 			d.Story = o.Data.(*store.Story)
+			d.AllHref = withSort("/")
 		}
 	}
 	lq := filterQuery(rq)
@@ -251,7 +253,8 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	}
 	// A view's link is current when the filters are exactly the view's;
 	// the filter panel opens only for filters no view names (or an error).
-	d.OpenPanel = d.Filtered
+	// A story's list is headed by the story, not by the panel.
+	d.OpenPanel = d.Filtered && !(len(fq) == 1 && fq.Get("story_id") != "")
 	for _, v := range builtinViews {
 		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
 		if v.Current {

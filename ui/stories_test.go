@@ -75,6 +75,9 @@ func TestWholeStoryTriage(t *testing.T) {
 	_, body, _ := c.get("/?story_id=" + sid)
 	must(t, body, `id="story-h"`, "Acme outage", "6 mentions: Reddit 3 · X 2 · Hacker News 1", "6 new",
 		`action="/a/update_story_status"`, `name="id" value="`+sid+`"`)
+	if strings.Contains(body, `<details class="filters" open>`) {
+		t.Error("the story's list opens the filter panel")
+	}
 	if strings.Contains(body, ">Group stories<") {
 		t.Error("the story's own list offers grouping")
 	}
