@@ -133,7 +133,7 @@ func TestAlertTriggerForm(t *testing.T) {
 	ms, _ := e.st.ListMonitors(ctx, e.proj.ID)
 	mon := ms[0].ID
 	_, body, _ := c.get("/alerts")
-	must(t, body, `name="trigger" data-trigger`, `<option value="spike">Spikes: a sudden burst of mentions</option>`,
+	must(t, body, `name="trigger" data-trigger`, `<option value="spike">Spikes</option>`,
 		"a spike alert can be limited only to one monitor and to negative spikes", `<option value="`+mon+`">Acme watch</option>`)
 
 	// A spike alert with a monitor and negative-only: created, listed as such.

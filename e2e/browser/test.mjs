@@ -326,6 +326,8 @@ try {
     await Promise.all([page.waitForURL(/story_id=/), more.click()]);
     check(await page.locator("#story-h").count() === 1, "the 'and N more' link lists the story under its header");
     await page.screenshot({ path: join(OUT, "inbox-story-1280.png") });
+    await page.goto(BASE + "/mentions/" + story.first_mention_id);
+    await page.screenshot({ path: join(OUT, "mention-story-1280.png") });
     const before = (await api("/api/v1/stories/" + story.id)).body.data;
     await page.goto(BASE + "/?story_id=" + story.id);
     await Promise.all([page.waitForURL(BASE + "/?story_id=" + story.id), page.locator(".story-triage button[value=reviewed]").click()]);
@@ -357,6 +359,7 @@ try {
     await page.locator("#al-tr").selectOption("spike");
     check(await page.locator("#al-min").isHidden() && await page.locator("#al-f-category").isDisabled(), `spike alert form hides mention-only filters ${w}`);
     await axeCheck(page, `alert form for spikes ${w}`);
+    await page.screenshot({ path: join(OUT, `alerts-spike-${w}.png`), fullPage: true });
     // States: a current row with its buttons, the bulk bar, the undo toast, the help, the open menu.
     await page.goto(BASE + "/?status=new");
     await page.keyboard.press("j");
