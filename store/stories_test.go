@@ -89,6 +89,13 @@ func TestStoriesIncremental(t *testing.T) {
 	if first.StoryID == nil || *first.StoryID != sid || first.StoryCount != 3 {
 		t.Errorf("first mention: story %v count %d", first.StoryID, first.StoryCount)
 	}
+	// Reviews on one review page share the page's address: not a story.
+	rv := ingest(t, st, a,
+		post("reviews", "rv1", "https://www.g2.com/products/acme/reviews", "Great tool for small teams, setup took ten minutes and the board is clear.", t0),
+		post("reviews", "rv2", "https://www.g2.com/products/acme/reviews", "Terrible support, our invoices were wrong twice and nobody ever answered us.", t0))
+	if rv[1].StoryID != nil {
+		t.Errorf("two reviews of one review page made a story")
+	}
 	// The same link in another project is another project's business.
 	other := ingest(t, st, b, post("news", "n1", "https://example.com/news/acme-outage", outageText, t0))[0]
 	if other.StoryID != nil {

@@ -40,7 +40,13 @@ type storyKeys struct {
 	bands    [story.Bands]uint64 // the signature's band keys
 }
 
-func keysOf(projectID, url, text string) storyKeys {
+// keysOf computes a post's keys. A review's own URL is left out: review
+// sites give every review of a page that page's address (a review is one
+// customer's opinion, not a story), while links in its text still count.
+func keysOf(projectID, source, url, text string) storyKeys {
+	if source == "reviews" {
+		url = ""
+	}
 	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text)}
 	k.linkKeys = make([]uint64, len(k.links))
 	for i, l := range k.links {
@@ -57,7 +63,7 @@ func keysOf(projectID, url, text string) storyKeys {
 func batchKeys(projectID string, batch []NewMention) []storyKeys {
 	keys := make([]storyKeys, len(batch))
 	for i := range batch {
-		keys[i] = keysOf(projectID, batch[i].URL, batch[i].Text)
+		keys[i] = keysOf(projectID, batch[i].Source, batch[i].URL, batch[i].Text)
 	}
 	return keys
 }
@@ -257,7 +263,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 				sid := r.storyID.String
 				m.StoryID = &sid
 			}
-			k := keysOf(r.project, r.url, r.text)
+			k := keysOf(r.project, r.source, r.url, r.text)
 			if err := s.assignStory(ctx, tx, m, r.rowid, &k); err != nil {
 				return err
 			}
