@@ -342,3 +342,37 @@ func TestStoryFilterPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryExtraLinks: a link submission (HN, Reddit) names its article in
+// Links; an X post linking the article joins it, also after a restart,
+// when the index is rebuilt from the stored mentions.
+func TestStoryExtraLinks(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := storyProject(t, st, "L")
+	t0 := time.Now().Add(-time.Hour).UTC()
+	hn := post("hn", "h1", "https://news.ycombinator.com/item?id=77", "Acme raises a Series B", t0)
+	hn.Links = []string{"https://techcrunch.example/2026/acme-series-b/?utm_source=hn"}
+	ingest(t, st, p, hn)
+	st.Close()
+	st, err = store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	x := ingest(t, st, p, post("x", "x1", "https://x.com/a/status/1", "Big news for Acme https://techcrunch.example/2026/acme-series-b", t0.Add(time.Minute)))[0]
+	if x.StoryID == nil || x.StoryCount != 2 {
+		t.Fatalf("a post linking the HN submission's article: story %v count %d", x.StoryID, x.StoryCount)
+	}
+	s, err := st.Story(ctx, p, *x.StoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Link == nil || *s.Link != "techcrunch.example/2026/acme-series-b" {
+		t.Errorf("story link %v", s.Link)
+	}
+}

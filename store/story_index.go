@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,6 +35,7 @@ var storyWindowCap = 50_000 // a variable for tests
 type storyKeys struct {
 	scope    uint64   // story.Hash(project id)
 	links    []string // canonical
+	extra    []string // canonical NewMention.Links, kept with the mention for rebuilds
 	linkKeys []uint64 // story.LinkKey of each link
 	hasSig   bool
 	sig      story.Sig
@@ -43,11 +45,16 @@ type storyKeys struct {
 // keysOf computes a post's keys. A review's own URL is left out: review
 // sites give every review of a page that page's address (a review is one
 // customer's opinion, not a story), while links in its text still count.
-func keysOf(projectID, source, url, text string) storyKeys {
+func keysOf(projectID, source, url, text string, extra []string) storyKeys {
 	if source == "reviews" {
 		url = ""
 	}
-	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text)}
+	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text, extra...)}
+	for _, l := range extra {
+		if c, ok := story.Canonical(l); ok && !slices.Contains(k.extra, c) {
+			k.extra = append(k.extra, c)
+		}
+	}
 	k.linkKeys = make([]uint64, len(k.links))
 	for i, l := range k.links {
 		k.linkKeys[i] = story.LinkKey(k.scope, l)
@@ -63,7 +70,7 @@ func keysOf(projectID, source, url, text string) storyKeys {
 func batchKeys(projectID string, batch []NewMention) []storyKeys {
 	keys := make([]storyKeys, len(batch))
 	for i := range batch {
-		keys[i] = keysOf(projectID, batch[i].Source, batch[i].URL, batch[i].Text)
+		keys[i] = keysOf(projectID, batch[i].Source, batch[i].URL, batch[i].Text, batch[i].Links)
 	}
 	return keys
 }
@@ -228,11 +235,11 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		rowid                                     int64
 		id, project, url, text, collected, source string
 		published, summary                        string
-		storyID                                   sql.NullString
+		storyID, extra                            sql.NullString
 	}
 	from := top.Int64 - int64(storyWindowCap)
 	for {
-		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id
+		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id, extra_links
 			FROM mentions WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT 2000`, from, top.Int64)
 		if err != nil {
 			return err
@@ -240,7 +247,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		var batch []row
 		for rows.Next() {
 			var r row
-			if err := rows.Scan(&r.rowid, &r.id, &r.project, &r.url, &r.text, &r.collected, &r.source, &r.published, &r.summary, &r.storyID); err != nil {
+			if err := rows.Scan(&r.rowid, &r.id, &r.project, &r.url, &r.text, &r.collected, &r.source, &r.published, &r.summary, &r.storyID, &r.extra); err != nil {
 				rows.Close()
 				return err
 			}
@@ -263,7 +270,12 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 				sid := r.storyID.String
 				m.StoryID = &sid
 			}
-			k := keysOf(r.project, r.source, r.url, r.text)
+			var extra []string // stored canonical (scheme-less): canonical again
+			for _, l := range strList(r.extra.String) {
+				extra = append(extra, "https://"+l)
+			}
+			k := keysOf(r.project, r.source, r.url, r.text, extra)
+			k.extra = nil // stored already
 			if err := s.assignStory(ctx, tx, m, r.rowid, &k); err != nil {
 				return err
 			}
@@ -286,6 +298,11 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 		sl.storyID = *m.StoryID
 		ix.add(sl)
 		return nil
+	}
+	if len(k.extra) > 0 { // kept for rebuilds (rebuildStories clears it)
+		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET extra_links = ? WHERE rowid = ?`, toJSON(k.extra), rowid); err != nil {
+			return err
+		}
 	}
 	m.StoryCount, m.StorySources = 1, map[string]int{m.Source: 1}
 	if prev, link := ix.match(k); prev != nil {

@@ -21,7 +21,7 @@ func TestStoryIndexWindow(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	keys := func(i int) storyKeys {
 		k := keysOf("p", "news", fmt.Sprintf("https://example.com/article-%d", i),
-			fmt.Sprintf("post %d: a long enough text for a fingerprint, with its own words number %d and %d", i, i*31, i*17))
+			fmt.Sprintf("post %d: a long enough text for a fingerprint, with its own words number %d and %d", i, i*31, i*17), nil)
 		return k
 	}
 	add := func(i int, at time.Time) {
@@ -64,7 +64,7 @@ func BenchmarkStoryKeys(b *testing.B) {
 		"Tried Acme: export crash again, support ticket open since yesterday, pricing for the team plan is fine though",
 	}
 	for i := 0; b.Loop(); i++ {
-		keysOf("p", "x", fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)])
+		keysOf("p", "x", fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)], nil)
 	}
 }
 
@@ -75,7 +75,7 @@ func BenchmarkStoryIndex(b *testing.B) {
 	ix.reset()
 	ks := make([]storyKeys, 4096)
 	for i := range ks {
-		ks[i] = keysOf(fmt.Sprint(i), "x", fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13))
+		ks[i] = keysOf(fmt.Sprint(i), "x", fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13), nil)
 	}
 	t0 := time.Now().Unix()
 	for i := 0; b.Loop(); i++ {
@@ -95,7 +95,7 @@ func TestStoryIndexMemory(t *testing.T) {
 	ix.reset()
 	t0 := time.Now().Unix()
 	for i := range storyWindowCap {
-		k := keysOf(fmt.Sprint(i%7), "news", fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17))
+		k := keysOf(fmt.Sprint(i%7), "news", fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17), nil)
 		ix.add(storySlot{rowid: int64(i), scope: k.scope, collected: t0, linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
 	}
 	runtime.GC()

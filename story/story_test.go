@@ -50,6 +50,11 @@ func TestCanonicalSameArticle(t *testing.T) {
 				t.Errorf("Canonical(%q) = %q, %v; want %q (as %q)", u, got, ok, want, g[0])
 			}
 		}
+		// The store keeps canonical links and canonicalises them again
+		// (with a scheme) when it rebuilds its index.
+		if again, ok := Canonical("https://" + want); !ok || again != want {
+			t.Errorf("canonical form %q is not stable: %q", want, again)
+		}
 		if other, dup := seen[want]; dup {
 			t.Errorf("groups %d and %d share %q", other, gi, want)
 		}

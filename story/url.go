@@ -246,9 +246,10 @@ func isLinkStop(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '<' || c == '>' || c == '"' || c == '`' || c == '|'
 }
 
-// MentionLinks returns the canonical links of a mention: its own URL and
-// the links in its text, each once, own URL first.
-func MentionLinks(ownURL, text string) []string {
+// MentionLinks returns the canonical links of a mention: its own URL, the
+// pages the platform says it links to (extra) and the links in its text,
+// each once, in that order.
+func MentionLinks(ownURL, text string, extra ...string) []string {
 	var out []string
 	add := func(raw string) {
 		if c, ok := Canonical(raw); ok && !slices.Contains(out, c) {
@@ -256,6 +257,9 @@ func MentionLinks(ownURL, text string) []string {
 		}
 	}
 	add(ownURL)
+	for _, l := range extra {
+		add(l)
+	}
 	for _, l := range Links(text) {
 		add(l)
 	}
