@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,7 +16,12 @@ import (
 func classifyCLI(t *testing.T, in string) (code int, out []map[string]any, raw []string, stderr string) {
 	t.Helper()
 	var o, e strings.Builder
-	code = run(context.Background(), []string{"classify"}, strings.NewReader(in), &o, &e, func(string) string { return "" })
+	// The default classifier is auto; a closed listener stands for "no
+	// Ollama on this machine", so the built-in classifier answers.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	env := map[string]string{"OLLAMA_HOST": dead.URL}
+	code = run(context.Background(), []string{"classify"}, strings.NewReader(in), &o, &e, func(k string) string { return env[k] })
 	for _, l := range strings.Split(strings.TrimRight(o.String(), "\n"), "\n") {
 		if l == "" {
 			continue
@@ -130,5 +136,81 @@ func TestClassifyOllamaFallbackIsReported(t *testing.T) {
 	e.Reset()
 	if code := run(context.Background(), []string{"classify", "--classifier", "ollama"}, strings.NewReader(""), &o, &e, func(k string) string { return env[k] }); code != 2 {
 		t.Errorf("bad EARSHOT_OLLAMA_TIMEOUT: exit %d, stderr %q", code, e.String())
+	}
+}
+
+// auto finds a local Ollama and uses it; every output line says which
+// classifier answered; --brand, --website and --keywords reach the prompt.
+// An Ollama that goes away costs one failed request for a whole batch (the
+// circuit breaker), and stderr says so once, not once per line.
+func TestClassifyAutoOllamaAndBrand(t *testing.T) {
+	var chats atomic.Int32
+	var down atomic.Bool
+	var prompt atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			if r.URL.Path == "/api/chat" {
+				chats.Add(1)
+			}
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+			return
+		}
+		switch r.URL.Path {
+		case "/api/tags":
+			io.WriteString(w, `{"models":[{"name":"llama3.2:latest","model":"llama3.2:latest"}]}`)
+		case "/api/chat":
+			chats.Add(1)
+			var req struct{ Messages []struct{ Content string } }
+			json.NewDecoder(r.Body).Decode(&req)
+			prompt.Store(req.Messages[0].Content)
+			answer := `{"category":"complaint","sentiment":"negative","urgency":60,"ai_summary":"Order missing.","is_relevant":true,"category_reason":"never arrived","urgency_reason":"unresolved order"}`
+			json.NewEncoder(w).Encode(map[string]any{"model": "llama3.2", "message": map[string]any{"role": "assistant", "content": answer}, "done": true})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	env := map[string]string{"OLLAMA_HOST": srv.URL}
+	var o, e strings.Builder
+	code := run(context.Background(), []string{"classify", "--brand", "Acme", "--website", "https://acme.example", "--keywords", "acme,acme shop"},
+		strings.NewReader(`{"id":1,"text":"@acme my order never arrived"}`+"\n"), &o, &e, func(k string) string { return env[k] })
+	var out map[string]any
+	if err := json.Unmarshal([]byte(o.String()), &out); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v, stdout %q, stderr %q", code, err, o.String(), e.String())
+	}
+	if out["classifier"] != "ollama:llama3.2" || out["category"] != "complaint" || out["category_reason"] != "complaint: never arrived" {
+		t.Errorf("line %v", out)
+	}
+	p, _ := prompt.Load().(string)
+	for _, s := range []string{"Brand/project: Acme", "Website: https://acme.example", "Monitored keywords: acme, acme shop"} {
+		if !strings.Contains(p, s) {
+			t.Errorf("prompt lacks %q", s)
+		}
+	}
+	if !strings.Contains(e.String(), "ollama:llama3.2 classifier") {
+		t.Errorf("stderr does not say auto chose Ollama: %q", e.String())
+	}
+
+	// Ollama dies: 50 lines cost one request, every line is still answered
+	// and says builtin(fallback), stderr reports the reason once and a count.
+	down.Store(true)
+	before := chats.Load()
+	var in strings.Builder
+	for i := 0; i < 50; i++ {
+		in.WriteString(`{"text":"Acme support never answered"}` + "\n")
+	}
+	o.Reset()
+	e.Reset()
+	code = run(context.Background(), []string{"classify", "--classifier", "ollama"}, strings.NewReader(in.String()), &o, &e, func(k string) string { return env[k] })
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if code != 0 || len(lines) != 50 || !strings.Contains(lines[49], `"classifier":"builtin(fallback)"`) {
+		t.Fatalf("exit %d, %d lines, last %q", code, len(lines), lines[len(lines)-1])
+	}
+	if n := chats.Load() - before; n != 1 {
+		t.Errorf("%d chat requests reached a dead server, want 1", n)
+	}
+	if c := strings.Count(e.String(), "answered by the built-in classifier\n"); c > 2 || !strings.Contains(e.String(), "50 of 50 lines answered by the built-in classifier") {
+		t.Errorf("stderr: %q", e.String())
 	}
 }

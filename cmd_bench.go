@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"earshot/capability"
 	"earshot/internal/benchgen"
 	"earshot/metrics"
 	"earshot/server"
@@ -35,6 +37,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	other := fs.Int("other", 1000000, "mentions spread over 50 other projects")
 	reqs := fs.Int("requests", 200, "requests per measured shape")
 	exportRows := fs.Int("export", 100000, "rows to export")
+	reuse := fs.Bool("reuse", false, "measure the project an earlier run left in --data instead of generating mentions")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -54,88 +57,18 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer closeFn()
-	st := svc.Store
 	out := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 
-	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "benchmark-pw", "")
-	if err != nil {
-		return err
-	}
-	proj, err := st.CreateProject(ctx, owner.ID, "Bench", nil)
-	if err != nil {
-		return err
-	}
-	if err := st.SetPlan(ctx, proj.ID, "unlimited"); err != nil {
-		return err
-	}
-	key, err := svc.IssueKey(ctx, proj.ID, owner.ID, "bench", nil)
-	if err != nil {
-		return err
-	}
-	mon := &store.Monitor{ProjectID: proj.ID, Name: "Acme", Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, GroupName: "my_brand",
-		ScanIntervalMinutes: 15, BackfillHours: 24}
-	if err := st.CreateMonitor(ctx, mon); err != nil {
-		return err
-	}
-	var others []*store.Project
-	for i := range 50 {
-		p, err := st.CreateProject(ctx, owner.ID, fmt.Sprintf("Other %d", i), nil)
-		if err != nil {
+	var mon *store.Monitor
+	var key *capability.IssuedKey
+	if *reuse {
+		if mon, key, err = benchReuse(ctx, svc); err != nil {
 			return err
 		}
-		others = append(others, p)
-	}
-
-	// 1. bulk insert through the real ingest path
-	r := rand.New(rand.NewPCG(42, 7))
-	end := time.Now().UTC()
-	const batchSize = 5000
-	insert := func(p *store.Project, n int, monitorIDs []string, offset int) (time.Duration, error) {
-		start := time.Now()
-		batch := make([]store.NewMention, 0, batchSize)
-		for i := 0; i < n; i++ {
-			m := benchgen.Mention(r, i, n, end, 180*24*time.Hour)
-			m.ExternalID = fmt.Sprintf("%s-%d", m.ExternalID, offset+i)
-			m.MonitorIDs = monitorIDs
-			batch = append(batch, m)
-			if len(batch) == batchSize || i == n-1 {
-				if _, err := st.IngestMentions(ctx, p.ID, 0, batch); err != nil {
-					return 0, err
-				}
-				batch = batch[:0]
-			}
-		}
-		return time.Since(start), nil
-	}
-	d, err := insert(proj, *main, []string{mon.ID}, 0)
-	if err != nil {
+		out("reusing project Bench of %s (no mentions generated)", cfg.DataDir)
+	} else if mon, key, err = benchGenerate(ctx, svc, *main, *other, out); err != nil {
 		return err
 	}
-	out("insert: %d mentions into one project in %s = %.0f mentions/s (batches of %d, outbox events included; search indexing measured below)", *main, d.Round(time.Millisecond), float64(*main)/d.Seconds(), batchSize)
-	per := *other / 50
-	d2 := time.Duration(0)
-	for i, p := range others {
-		dd, err := insert(p, per, nil, *main+i*per)
-		if err != nil {
-			return err
-		}
-		d2 += dd
-	}
-	out("insert: %d mentions over 50 other projects in %s = %.0f mentions/s", per*50, d2.Round(time.Millisecond), float64(per*50)/d2.Seconds())
-	t0 := time.Now()
-	indexed := 0
-	for {
-		n, err := st.IndexSearch(ctx, 20000)
-		if err != nil {
-			return err
-		}
-		indexed += n
-		if n == 0 {
-			break
-		}
-	}
-	di := time.Since(t0)
-	out("search index (background in serve): %d mentions in %s = %.0f mentions/s", indexed, di.Round(time.Millisecond), float64(indexed)/di.Seconds())
 	size := dbSize(cfg.DataDir)
 	out("database size on disk: %.1f MB", float64(size)/1e6)
 
@@ -154,6 +87,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	call := func(method, path string, body string) (time.Duration, []byte, error) {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key.Key)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json") // a body without it is a 415
+		}
 		t0 := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
@@ -191,6 +127,34 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		all = append(all, ds...)
 	}
 	out("list_mentions, 20 filter shapes × %d requests: p50 %s p99 %s (slowest shape %q p99 %s)", *reqs, ms(pct(all, 50)), ms(pct(all, 99)), worst, ms(worstP99))
+
+	// Triage: urgency order, stats, counts and the public wall (issue 15).
+	for _, set := range []struct {
+		name   string
+		n      int
+		shapes []string
+	}{
+		{"list_mentions sort=urgency, 5 shapes", *reqs, []string{"/api/v1/mentions?sort=urgency", "/api/v1/mentions?sort=urgency&status=new",
+			"/api/v1/mentions?sort=urgency&min_urgency=70&date_preset=last_7_days", "/api/v1/mentions?sort=urgency&source=hn", "/api/v1/mentions?sort=urgency&date_preset=today"}},
+		{"get_mention_stats (30 days by day, negative new, 24 h by hour, 7 days by monitor)", max(*reqs/10, 3), []string{"/api/v1/mention-stats",
+			"/api/v1/mention-stats?sentiment=negative&status=new", "/api/v1/mention-stats?date_preset=last_24_hours",
+			"/api/v1/mention-stats?date_preset=last_7_days&group_by=monitor"}},
+		{"count_mentions ≤1000, 3 shapes", max(*reqs/4, 3), []string{"/api/v1/mention-count", "/api/v1/mention-count?status=new&min_urgency=70",
+			"/api/v1/mention-count?source=news&category=misinformation"}},
+		{"preview_public_page (the wall, 200)", max(*reqs/4, 3), []string{"/api/v1/public-page"}},
+	} {
+		var ds []time.Duration
+		for _, path := range set.shapes {
+			for i := 0; i < set.n; i++ {
+				el, _, err := call("GET", path, "")
+				if err != nil {
+					return err
+				}
+				ds = append(ds, el)
+			}
+		}
+		out("%s: p50 %s p99 %s", set.name, ms(pct(ds, 50)), ms(pct(ds, 99)))
+	}
 
 	var sd []time.Duration
 	for _, q := range []string{"crash", "dark mode", "Gantt export", "refund", "user42", "ab", "🎉", "error 502", "acme.io", "zzqqxx"} {
@@ -256,7 +220,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	out("update_mention_status: p50 %s p99 %s", ms(pct(ud, 50)), ms(pct(ud, 99)))
 
-	t0 = time.Now()
+	t0 := time.Now()
 	_, eb, err := call("GET", fmt.Sprintf("/api/v1/exports/mentions?limit=%d", *exportRows), "")
 	if err != nil {
 		return err
@@ -309,4 +273,112 @@ func rss() string {
 		}
 	}
 	return "unknown"
+}
+
+// benchGenerate creates project Bench (unlimited plan, one own monitor
+// returned with a key), main mentions in it and other spread over 50 more projects, through
+// the real ingest path, and indexes them for search.
+func benchGenerate(ctx context.Context, svc *capability.Service, main, other int, out func(string, ...any)) (*store.Monitor, *capability.IssuedKey, error) {
+	st := svc.Store
+	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "benchmark-pw", "")
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, err := st.CreateProject(ctx, owner.ID, "Bench", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.SetPlan(ctx, proj.ID, "unlimited"); err != nil {
+		return nil, nil, err
+	}
+	key, err := svc.IssueKey(ctx, proj.ID, owner.ID, "bench", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	mon := &store.Monitor{ProjectID: proj.ID, Name: "Acme", Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, GroupName: "my_brand",
+		ScanIntervalMinutes: 15, BackfillHours: 24}
+	if err := st.CreateMonitor(ctx, mon); err != nil {
+		return nil, nil, err
+	}
+	var others []*store.Project
+	for i := range 50 {
+		p, err := st.CreateProject(ctx, owner.ID, fmt.Sprintf("Other %d", i), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		others = append(others, p)
+	}
+
+	// 1. bulk insert through the real ingest path
+	r := rand.New(rand.NewPCG(42, 7))
+	end := time.Now().UTC()
+	const batchSize = 5000
+	insert := func(p *store.Project, n int, monitorIDs []string, offset int) (time.Duration, error) {
+		start := time.Now()
+		batch := make([]store.NewMention, 0, batchSize)
+		for i := 0; i < n; i++ {
+			m := benchgen.Mention(r, i, n, end, 180*24*time.Hour)
+			m.ExternalID = fmt.Sprintf("%s-%d", m.ExternalID, offset+i)
+			m.MonitorIDs = monitorIDs
+			batch = append(batch, m)
+			if len(batch) == batchSize || i == n-1 {
+				if _, err := st.IngestMentions(ctx, p.ID, 0, batch); err != nil {
+					return 0, err
+				}
+				batch = batch[:0]
+			}
+		}
+		return time.Since(start), nil
+	}
+	d, err := insert(proj, main, []string{mon.ID}, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	out("insert: %d mentions into one project in %s = %.0f mentions/s (batches of %d, outbox events included; search indexing measured below)", main, d.Round(time.Millisecond), float64(main)/d.Seconds(), batchSize)
+	per := other / 50
+	d2 := time.Duration(0)
+	for i, p := range others {
+		dd, err := insert(p, per, nil, main+i*per)
+		if err != nil {
+			return nil, nil, err
+		}
+		d2 += dd
+	}
+	out("insert: %d mentions over 50 other projects in %s = %.0f mentions/s", per*50, d2.Round(time.Millisecond), float64(per*50)/d2.Seconds())
+	t0 := time.Now()
+	indexed := 0
+	for {
+		n, err := st.IndexSearch(ctx, 20000)
+		if err != nil {
+			return nil, nil, err
+		}
+		indexed += n
+		if n == 0 {
+			break
+		}
+	}
+	di := time.Since(t0)
+	out("search index (background in serve): %d mentions in %s = %.0f mentions/s", indexed, di.Round(time.Millisecond), float64(indexed)/di.Seconds())
+	return mon, key, nil
+}
+
+// benchReuse finds project Bench (and its monitor) in a data dir an earlier
+// bench run generated, and issues a key for this run.
+func benchReuse(ctx context.Context, svc *capability.Service) (*store.Monitor, *capability.IssuedKey, error) {
+	ps, err := svc.Store.AllProjects(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range ps {
+		if p.Name != "Bench" {
+			continue
+		}
+		ms, err := svc.Store.ListMonitors(ctx, p.ID)
+		if err != nil || len(ms) == 0 {
+			return nil, nil, fmt.Errorf("project Bench has no monitor: %v", err)
+		}
+		key, err := svc.IssueKey(ctx, p.ID, p.OwnerID, "bench", nil)
+		return ms[0], key, err
+	}
+	return nil, nil, errors.New("no project Bench in this data dir: run earshot bench --data DIR once without --reuse")
 }

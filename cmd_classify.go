@@ -25,9 +25,20 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	var cfg Config
 	fs := newFlags("classify", stderr, getenv, &cfg)
 	which := new(string)
-	fs.checkedVar(which, "classifier", "EARSHOT_CLASSIFIER", "builtin", "`classifier`: builtin or ollama", parseClassifier)
+	fs.checkedVar(which, "classifier", "EARSHOT_CLASSIFIER", "auto", "`classifier`: auto (Ollama if a local one answers, else builtin), builtin or ollama", parseClassifier)
+	var proj classify.Project
+	var keywords string
+	fs.StringVar(&proj.Name, "brand", "", "the `brand` the posts are about (relevance, and the Ollama prompt)")
+	fs.StringVar(&proj.Website, "website", "", "the brand's `URL` (relevance, and the Ollama prompt)")
+	fs.StringVar(&keywords, "keywords", "", "comma-separated brand `terms` for lines without their own \"keywords\"")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	var defaults []string
+	for _, k := range strings.Split(keywords, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			defaults = append(defaults, k)
+		}
 	}
 	c, err := classify.FromEnv(func(k string) string {
 		if k == "EARSHOT_CLASSIFIER" {
@@ -38,7 +49,12 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return usagef("invalid value for %v", err)
 	}
-	n, failed, err := classifyLines(ctx, c, stdin, stdout, stderr)
+	// Say which classifier auto chose when it found an Ollama (or one
+	// without the model); with nothing listening, builtin is no news.
+	if st := classify.Describe(c); st.Mode == "auto" && (st.Active != "builtin" || strings.Contains(st.Detail, "answers but")) {
+		fmt.Fprintf(stderr, "earshot classify: %s classifier (%s)\n", st.Active, st.Detail)
+	}
+	n, failed, err := classifyLines(ctx, c, lineContext{project: proj, keywords: defaults}, stdin, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -49,10 +65,18 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 func parseClassifier(s string) (string, error) {
-	if s != "builtin" && s != "ollama" {
-		return "", errors.New("must be builtin or ollama")
+	if s != "auto" && s != "builtin" && s != "ollama" {
+		return "", errors.New("must be auto, builtin or ollama")
 	}
 	return s, nil
+}
+
+// lineContext is what every line is classified with besides its own
+// fields: the brand from --brand/--website, and --keywords for lines that
+// bring none.
+type lineContext struct {
+	project  classify.Project
+	keywords []string
 }
 
 // classifyIn is one input line; id is optional (echoed, null when absent).
@@ -72,8 +96,13 @@ type classifyOut struct {
 	Urgency    *int            `json:"urgency,omitempty"`
 	Summary    *string         `json:"ai_summary,omitempty"`
 	IsRelevant *bool           `json:"is_relevant,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	fallback   string          // why Ollama did not answer, when it did not
+	// Which classifier answered: builtin, ollama:<model>, or
+	// builtin(fallback) when Ollama was asked and did not answer.
+	Classifier     string `json:"classifier,omitempty"`
+	CategoryReason string `json:"category_reason,omitempty"`
+	UrgencyReason  string `json:"urgency_reason,omitempty"`
+	Error          string `json:"error,omitempty"`
+	fallback       string // why Ollama did not answer, when it did not
 }
 
 // maxClassifyLine bounds one input line (16 MiB).
@@ -82,10 +111,16 @@ const maxClassifyLine = 16 << 20
 // classifyLines answers each non-blank line of r with one line on w and
 // returns how many lines it answered and how many of them failed. It stops
 // at the end of r, on a read or write error, or when ctx ends.
-func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, stderr io.Writer) (answered, failed int, err error) {
+func classifyLines(ctx context.Context, c classify.Classifier, lc lineContext, r io.Reader, w, stderr io.Writer) (answered, failed int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	enc := json.NewEncoder(w) // one Write per line: nothing waits in a buffer
 	enc.SetEscapeHTML(false)
+	lastFallback, fallbacks := "", 0
+	defer func() {
+		if fallbacks > 1 {
+			fmt.Fprintf(stderr, "earshot classify: %d of %d lines answered by the built-in classifier because Ollama did not\n", fallbacks, answered)
+		}
+	}()
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			return answered, failed, err
@@ -96,12 +131,18 @@ func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, s
 			return answered, failed, fmt.Errorf("read input: %w", rerr)
 		}
 		if tooLong || strings.TrimSpace(line) != "" {
-			out := classifyLine(ctx, c, line, tooLong, lineNo)
+			out := classifyLine(ctx, c, lc, line, tooLong, lineNo)
 			if out.fallback != "" {
-				// The answer is still a classification, but the user asked
-				// for Ollama: say which lines it did not answer, and why.
-				fmt.Fprintf(stderr, "earshot classify: line %d: %s; answered by the built-in classifier\n", lineNo, out.fallback)
+				// The answer is still a classification, but Ollama was
+				// asked: say which lines it did not answer, and why (once
+				// per reason in a row: while its circuit breaker is open
+				// every line has the same one).
+				if out.fallback != lastFallback {
+					fmt.Fprintf(stderr, "earshot classify: line %d: %s; answered by the built-in classifier\n", lineNo, out.fallback)
+				}
+				fallbacks++
 			}
+			lastFallback = out.fallback
 			answered++
 			if out.Error != "" {
 				failed++
@@ -116,7 +157,7 @@ func classifyLines(ctx context.Context, c classify.Classifier, r io.Reader, w, s
 	}
 }
 
-func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLong bool, lineNo int) *classifyOut {
+func classifyLine(ctx context.Context, c classify.Classifier, lc lineContext, line string, tooLong bool, lineNo int) *classifyOut {
 	null := json.RawMessage("null")
 	if tooLong {
 		return &classifyOut{ID: null, Error: fmt.Sprintf("line %d: longer than %d bytes", lineNo, maxClassifyLine)}
@@ -137,12 +178,17 @@ func classifyLine(ctx context.Context, c classify.Classifier, line string, tooLo
 	if in.Source != "" && !slices.Contains(collect.Sources, in.Source) {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(collect.Sources, ", "))}
 	}
-	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: in.Keywords})
+	kw := in.Keywords
+	if kw == nil {
+		kw = lc.keywords
+	}
+	res, err := c.Classify(ctx, classify.Input{Text: *in.Text, Source: in.Source, Keywords: kw, Project: lc.project})
 	if err != nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: %v", lineNo, err)}
 	}
 	out := &classifyOut{ID: id, Category: res.Category, Sentiment: res.Sentiment, Urgency: &res.Urgency,
-		Summary: &res.Summary, IsRelevant: &res.IsRelevant}
+		Summary: &res.Summary, IsRelevant: &res.IsRelevant, Classifier: res.Classifier,
+		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason}
 	if res.Classifier == classify.FallbackName {
 		out.fallback = cmp.Or(classify.FallbackReason(res), "ollama failed")
 	}

@@ -104,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	cfg.AllowPrivateWebhooks = allow
-	if _, err := classify.FromEnv(getenv); err != nil {
+	if err := classify.CheckEnv(getenv); err != nil {
 		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
 	}
 	if _, err := spikeRunner(nil, getenv, nil, nil); err != nil {
@@ -262,11 +262,17 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	log := svc.Log
 	getenv := cfg.Getenv
 
-	cls, err := classify.FromEnv(getenv)
+	cls, err := classify.FromEnv(getenv) // auto asks a local Ollama once, here
 	if err != nil {
 		cancel()
 		return nil, err
 	}
+	if st := classify.Describe(cls); st.Detail != "" {
+		log.Info("classifier", "active", st.Active, "mode", st.Mode, "detail", st.Detail)
+	} else {
+		log.Info("classifier", "active", st.Active, "mode", st.Mode)
+	}
+	srv.ClassifierStatus = func() any { return classify.Describe(cls) }
 	if collectorEnv == nil {
 		collectorEnv = getenv
 	}

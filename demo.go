@@ -76,7 +76,8 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 			"keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
 			// The brand's own accounts: their posts are collected and
 			// kept, marked own, and stay out of the triage inbox.
-			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", collect.DemoLinkedInOrganization},
+			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", collect.DemoLinkedInOrganization,
+				collect.DemoBlueskyAccount, collect.DemoMastodonAccount},
 			"feed_urls":      collect.DemoFeedURLs(replayURL),
 			"review_urls":    collect.DemoReviewURLs(replayURL),
 			"group_id":       own.ID,
@@ -112,7 +113,7 @@ func demoEnv(replayURL string) func(string) string {
 
 // printDemo writes the demo's welcome: where to look and how to log in.
 func printDemo(w io.Writer, info *DemoInfo) {
-	fmt.Fprintf(w, "earshot demo is running: recorded posts from all eight sources are being collected now.\n\n")
+	fmt.Fprintf(w, "earshot demo is running: recorded posts from all ten sources are being collected now.\n\n")
 	fmt.Fprintf(w, "  Dashboard  %s\n", info.DashboardURL)
 	fmt.Fprintf(w, "  Login      %s\n", info.Email)
 	fmt.Fprintf(w, "  Password   %s\n", info.Password)

@@ -17,8 +17,9 @@ import (
 
 // The demo, end to end below HTTP: prepareDemo seeds a fresh data dir, a
 // scheduler runs the real collectors (through demoEnv) against the replay
-// server, and mentions from all eight sources are stored, classified.
-func TestDemoCollectsFromAllEightSources(t *testing.T) {
+// server, and mentions from every source (collect.Sources, Bluesky and Mastodon
+// included) are stored, classified.
+func TestDemoCollectsFromAllSources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, t.TempDir())

@@ -47,7 +47,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) string {
 			t.Error("serve did not stop")
 		}
 	})
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 1200; i++ { // up to 30 s on a loaded machine
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 			resp.Body.Close()
 			return addr

@@ -126,6 +126,8 @@ func TestMCPStdioBadLinesAndEOF(t *testing.T) {
 		``,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_monitor","arguments":{"name":"Piped","keywords":["piped"],"idempotency_key":"piped-0001"}}}`,
 		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_keyword_group","arguments":{"name":"a","name":"b"}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"create_keyword_group","arguments":{"name":"\ud800"}}}`,
 	}, "\n") + "\n"
 	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "EARSHOT_TEST_AS_CLI=1", "EARSHOT_API_KEY="+key)
@@ -167,6 +169,14 @@ func TestMCPStdioBadLinesAndEOF(t *testing.T) {
 	}
 	if a := byID["3"]; a.Error == nil || a.Error.Code != -32600 {
 		t.Errorf("jsonrpc 1.0 request: %+v", a)
+	}
+	// Strict JSON as over HTTP: a repeated key and a lone surrogate are
+	// refused with their id, before any tool runs.
+	if a := byID["7"]; a.Error == nil || a.Error.Code != -32600 || !strings.Contains(a.Error.Message, "twice") {
+		t.Errorf("duplicate key: %+v", a)
+	}
+	if a := byID["8"]; a.Error == nil || a.Error.Code != -32600 || !strings.Contains(a.Error.Message, "surrogate") {
+		t.Errorf("lone surrogate: %+v", a)
 	}
 	for _, id := range []string{"1", "5", "6"} {
 		if a, ok := byID[id]; !ok || a.Error != nil || len(a.Result) == 0 {

@@ -20,7 +20,7 @@ import (
 // get_mention_stats.
 type MentionFilters struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Platform."`
+	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Platform."`
 	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
 	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
 	Status           string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
@@ -111,7 +111,7 @@ type PreviewIn struct {
 	ExcludeKeywords []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft excludes."`
 	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
 	WatchAccounts   []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Draft watched accounts."`
-	Sources         []string `json:"sources,omitempty" validate:"maxitems=8,enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Only these platforms."`
+	Sources         []string `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Only these platforms."`
 	Scan            *int     `json:"scan,omitempty" validate:"min=1,max=50000" default:"5000" doc:"How many of the newest stored mentions to test."`
 	Limit           *int     `json:"limit,omitempty" validate:"min=1,max=100" default:"20" doc:"Most matches to return."`
 }

@@ -64,7 +64,7 @@ func (s *Service) groupCaps() []*Capability {
 // ViewFilters is a saved filter: the same keys as the list_mentions query.
 type ViewFilters struct {
 	MonitorID    string `json:"monitor_id,omitempty" validate:"format=uuid"`
-	Source       string `json:"source,omitempty" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews"`
+	Source       string `json:"source,omitempty" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews"`
 	Category     string `json:"category,omitempty" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other"`
 	Sentiment    string `json:"sentiment,omitempty" validate:"enum=positive|neutral|negative"`
 	Status       string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored"`
@@ -397,7 +397,7 @@ type UsageOut struct {
 	PeriodStart          string     `json:"period_start"`
 	ProviderCostUSD      float64    `json:"provider_cost_usd"`
 	CostPerNewMentionUSD float64    `json:"cost_per_new_mention_usd"`
-	Days                 []UsageDay `json:"days" doc:"Mentions stored per UTC day over the last 30 days, today last (a trend across the month boundary)."`
+	Days                 []UsageDay `json:"days" doc:"Mentions stored and posts dropped per UTC day over the last 30 days, today last (a trend across the month boundary)."`
 }
 
 func (s *Service) usageCaps() []*Capability {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -14,6 +15,9 @@ import (
 // state and is safe for concurrent use.
 type Builtin struct {
 	model *catmodel.Model
+	// mode and detail say how FromEnv chose this classifier ("auto": no
+	// usable Ollama answered at start).
+	mode, detail string
 }
 
 // NewBuiltin returns the built-in classifier with the embedded category model.
@@ -79,7 +83,7 @@ func (b *Builtin) classify(in Input) Result {
 	// Data loss, a security hole or an outage is a defect to fix, however
 	// calmly it is told ("the CLI stores the token in plain text"), unless
 	// the post is a grievance about money or support.
-	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "complaint" && cat.Cue == "") {
+	if alarm, ph := criticalAlarm(a.low); alarm != "" && (cat.Category == "other" || cat.Category == "testimonial" && !j.thanked || cat.Category == "complaint" && cat.Cue == "") {
 		cat.Category, cat.Cue = "bug_report", ph
 		cat.Reason = fmt.Sprintf("bug_report: %s (%q)", signalWords[alarm], ph)
 		if j.compound > -0.3 {
@@ -87,12 +91,22 @@ func (b *Builtin) classify(in Input) Result {
 		}
 		j.ruled = true
 	}
+	// Thanks for a problem solved is praise, whatever the problem was:
+	// "support got back to me in 6 minutes during the outage. Respect."
+	if j.thanked && cs.praise >= 1 && cs.bug < 1.5 && (cat.Category == "bug_report" || cat.Category == "complaint") {
+		cat.Category, cat.Cue = "testimonial", cs.praiseCue
+		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
+	}
 	category := cat.Category
 	disabled := !categoryEnabled(in.Categories, category)
 	if disabled {
 		category = "other"
 	}
-	urg := urgencyFrom(a.low, category, j.compound, reach(in), j.complaint)
+	ulow := a.low
+	if j.thanked && category == "testimonial" {
+		ulow = "" // the outage a thank-you mentions is over: no alarm
+	}
+	urg := urgencyFrom(ulow, category, j.compound, reach(in), j.complaint)
 	reasons := make([]string, 0, len(urg.Reasons)+2)
 	if cat.Cue != "" && category == cat.Category {
 		reasons = append(reasons, "category "+category+": cue \""+cat.Cue+"\"")
@@ -111,8 +125,13 @@ func (b *Builtin) classify(in Input) Result {
 	switch {
 	case category == "testimonial":
 		sentiment = "positive" // praise is filed as praise only when it is praise
-	case category == "bug_report" && cat.Reason != "" && sentiment == "positive" && j.compound < 0.3:
-		sentiment = "neutral"
+	case category == "complaint" && (sentiment != "positive" || j.compound < 0):
+		sentiment = "negative" // a grievance is not neutral news
+	case category == "bug_report" && (cs.bug >= 1 || j.complaint.Score >= 1 || j.ruled) && (sentiment != "positive" || j.compound < 0.5):
+		// Something the customer needs fixed reads as negative to the
+		// brand's team, however calm the words; a mostly happy post
+		// that mentions a glitch keeps its praise.
+		sentiment = "negative"
 	}
 	if category == "product_idea" && math.Abs(j.compound) < 0.5 {
 		// A request is not a feeling: "please add", "I wish" and "would
@@ -148,6 +167,9 @@ type judgement struct {
 	// fact, praise for a solved problem, an alarm signal); the learned
 	// layer decides the rest.
 	ruled bool
+	// thanked is praise for a solved problem: its alarm words ("the
+	// outage", "my lost data") are the past.
+	thanked bool
 }
 
 // judge combines the lexicon score with the complaint rules: a service
@@ -160,12 +182,12 @@ func judge(a analysis, cs cueScores) judgement {
 	praise := cs.praise
 	// Praise for a solved problem: "support replaced my broken blender
 	// same day. legends".
-	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise >= 1)
+	thanked := c.Resolved && !c.Sarcasm && (j.compound >= 0.3 || praise > 0.5)
 	switch {
 	case thanked:
 		c.Score = 0 // the problem is the past of a thank-you
 		j.compound = math.Max(j.compound, 0.3)
-		j.ruled = true
+		j.ruled, j.thanked = true, true
 	case c.Told():
 		j.compound = math.Min(j.compound, -(0.3 + 0.1*math.Min(c.Score, 5)))
 		j.ruled = true

@@ -183,6 +183,9 @@ func TestSummarize(t *testing.T) {
 			return utf8.RuneCountInString(s) <= 200 && strings.HasSuffix(s, "…") && strings.HasSuffix(strings.TrimSuffix(s, "…"), "word")
 		}},
 		{"picks the sentence about the brand", "Lovely weather today. Acme crashes whenever I upload a photo. Anyway.", func(s string) bool { return s == "Acme crashes whenever I upload a photo." }},
+		{"the alarm over the request", "The Acme CLI stores the token in plain text. Please use the OS keychain.", func(s string) bool {
+			return s == "The Acme CLI stores the token in plain text."
+		}},
 		{"empty", "   ", func(s string) bool { return s != "" }},
 	}
 	for _, tc := range tests {

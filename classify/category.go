@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"earshot/classify/internal/catmodel"
 )
@@ -257,6 +258,11 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	if d.Bug && compound > -neutralThreshold && !problemEvidence(clauses, bs, errorCode) {
 		d.Bug, mb = false, math.Min(mb, -0.01)
 	}
+	// Clear praise with no defect word is not a bug report, whatever
+	// topic words the app-review model reads in it.
+	if d.Bug && compound >= 0.5 && cs.praise >= 0.5 && bs == 0 && !errorCode && !ce.Told() {
+		d.Bug, mb = false, math.Min(mb, -0.01)
+	}
 	if !d.Bug && compound < 0.3 {
 		// Explicit breakage words the app-review model weighs little
 		// outside its training app ("disappeared", "leaked", "is down",
@@ -295,7 +301,15 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			}
 			s, why = rc+2*math.Max(0, -compound)-0.5+0.3*math.Min(mb, 0), cc
 			if ce.Score >= 1 {
-				s += 0.8 * math.Min(ce.Score, 4)
+				// When the defect model already sees a problem report,
+				// the failure is most likely the product's: bug_report
+				// keeps it unless the grievance is about money or
+				// service (refund, charged, no answer: rc).
+				w := 0.8
+				if d.Bug || d.Idea {
+					w = 0.25
+				}
+				s += w * math.Min(ce.Score, 4)
 			}
 		case "misinformation":
 			if rm <= 0 {
@@ -318,6 +332,13 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 			best, bestS, cue = c, s, why
 		}
 	}
+	if best == "product_idea" && supportQuestion(low) {
+		if is, _ := cueScore(low, ideaCues); is < 1.5 {
+			// "How do I change my address?" asks for help, not for a
+			// feature: without a clear request it is other.
+			best, cue = "other", ""
+		}
+	}
 	switch best {
 	case "bug_report":
 		cue = bugCue
@@ -330,6 +351,19 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	d.Category, d.Cue = best, cue
 	d.Reason = categoryReason(best, cue, compound, ce)
 	return d
+}
+
+// supportQuestion reports a post that opens a how-to question.
+func supportQuestion(low string) bool {
+	if !strings.Contains(low, "?") {
+		return false
+	}
+	for _, q := range [...]string{"how do i", "how can i", "can you check", "where do i", "where can i"} {
+		if i := indexWord(low, q); i >= 0 && (i == 0 || strings.IndexAny(low[:i], ".!?") >= 0 || i < 30) {
+			return true
+		}
+	}
+	return false
 }
 
 // categoryReason words why a post got its category, in one line.

@@ -63,6 +63,14 @@ var failureCues = []failureCue{
 	{"took the day off", 2}, {"day off for", 1.5}, {"for nothing", 1.2}, {"didn't come", 2}, {"did not come", 2},
 	{"hasn't come", 2}, {"never come", 1.5}, {"took", 0.5}, {"it's been", 1}, {"it has been", 1}, {"i paid for", 1},
 	{"paid for", 0.8}, {"i paid", 0.8}, {"paying for", 0.8}, {"is closed", 0.8}, {"was closed", 0.8}, {"closed", 0.5},
+	{"haven't arrived", 2}, {"have not arrived", 2}, {"hasn't shown up", 2}, {"haven't heard", 1.5}, {"not heard back", 1.5},
+	{"been trying", 1.2}, {"trying to reach", 1.5}, {"trying to get through", 2}, {"all day", 0.8}, {"all night", 0.8},
+	{"speak to someone", 1}, {"speak to a human", 1.5}, {"talk to a human", 1.5}, {"real person", 1}, {"will never", 1.2},
+	{"never use", 1.2}, {"never using", 1.5}, {"yet", 0.4},
+	{"another week", 1.5}, {"another day", 1.5}, {"another month", 1.5}, {"another hour", 1.5}, {"and counting", 1.5},
+	{"not resolved", 1.5}, {"unresolved", 1.5}, {"nothing fixed", 1.5}, {"not fixed", 1.5}, {"still not fixed", 2},
+	{"silence", 1.2}, {"not a word", 1.5}, {"said a word", 1}, {"someone else", 1}, {"you keep", 1.2}, {"they keep", 1},
+	{"expired", 1.2}, {"crushed", 1.2}, {"rotten", 1.5}, {"mold", 1.2}, {"moldy", 1.5}, {"spoiled", 1.2}, {"without", 0.5},
 	{"no longer", 1}, {"out of sync", 1.2}, {"never finishes", 1.5}, {"doesn't exist", 1.2}, {"does not exist", 1.2},
 	// Again and again.
 	{"again", 1}, {"in a row", 1.5}, {"second time", 1.2}, {"third time", 1.5}, {"3rd time", 1.5}, {"fourth time", 1.5},
@@ -147,6 +155,7 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 			}
 		}
 	}
+	facts := c.Score // what the failure cues alone say
 	c.Question = problemQuestion(low)
 	if c.Question {
 		c.Score += 1.2
@@ -155,10 +164,31 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 		}
 	}
 	c.Duration = waitDuration(low)
-	if c.Duration != "" && c.Score > 0 {
+	if c.Duration != "" {
+		// Waiting measured in hours or days is half a complaint on its
+		// own ("20 hours and counting"); with any other cue it is one.
 		c.Score += 1
 		if c.Cue == "" {
 			c.Cue = c.Duration
+		}
+	}
+	// "never … again" in one sentence: "I'll never book with you again".
+	if i := indexWord(low, "never"); i >= 0 {
+		rest := low[i:]
+		if end := strings.IndexAny(rest, ".!?\n"); end >= 0 {
+			rest = rest[:end]
+		}
+		if len(rest) < 60 && containsWord(rest, "again") && !strings.HasPrefix(rest, "never again") {
+			c.Score += 2
+			if c.Cue == "" || best < 2 {
+				c.Cue, best = "never … again", 2
+			}
+		}
+	}
+	if r := repeatCount(low); r != "" {
+		c.Score += 1.2 // "for the 12th time", "emailed four times"
+		if c.Cue == "" {
+			c.Cue = r
 		}
 	}
 	var dbuf [32]bool
@@ -174,7 +204,7 @@ func detectComplaint(low string, toks []token) complaintEvidence {
 	}
 	// Praise words after a failure are sarcasm ("thanks for charging me
 	// twice, really appreciate it"), and the sarcasm is itself scorn.
-	if c.Score >= 1 {
+	if facts >= 1 || c.Score >= 2.5 {
 		var sbuf [64]bool
 		if _, ok := sarcasmSet.hits(low, sbuf[:]); ok || strings.ContainsAny(low, "🙃🙄") {
 			if !c.Sarcasm {
@@ -237,6 +267,28 @@ func waitDuration(low string) string {
 			}
 		}
 		return num + " " + unit
+	}
+	return ""
+}
+
+var timesWords = map[string]bool{"twice": false, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true,
+	"nine": true, "ten": true, "several": true, "multiple": true, "many": true, "countless": true}
+
+// repeatCount finds a repetition counted out: "for the 12th time", "the
+// third time", "four times", "5 times".
+func repeatCount(low string) string {
+	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i := 0; i+1 < len(ws); i++ {
+		w, next := ws[i], ws[i+1]
+		switch {
+		case next == "times" && (timesWords[w] || atoiSmall(w) >= 3):
+			return w + " times"
+		case (next == "time" || timeUnits[next] || next == "attempt" || next == "call" || next == "email") && len(w) > 2 &&
+			atoiSmall(w[:len(w)-2]) >= 2 && (strings.HasSuffix(w, "th") || strings.HasSuffix(w, "rd") || strings.HasSuffix(w, "nd")):
+			return "the " + w + " " + next // "for the 12th time", "3rd day"
+		case (w == "second" || w == "third" || w == "fourth" || w == "fifth") && (timeUnits[next] || next == "attempt" || next == "call" || next == "email"):
+			return w + " " + next
+		}
 	}
 	return ""
 }

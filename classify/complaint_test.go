@@ -10,6 +10,9 @@ func TestEmbeddedSentimentModel(t *testing.T) {
 	if sentimentModel == nil {
 		t.Fatal("no learned sentiment model embedded: run go generate ./classify")
 	}
+	if got, want := sentimentModel.Features, FeatureFingerprint(); got != want {
+		t.Errorf("the embedded sentiment model was trained on other features (fingerprint %s, code %s): run go generate ./classify", got, want)
+	}
 	if len(sentimentModel.Vocab) < 1000 {
 		t.Errorf("vocabulary has %d words", len(sentimentModel.Vocab))
 	}
@@ -47,6 +50,10 @@ func TestComplaintsAndPraise(t *testing.T) {
 		"@Hollis where is my refund? It's been 3 weeks.",
 		"@Maple can't log in since yesterday, please fix",
 		"@Tidewater 2 hour delay and not a single update #neveragain",
+		"@Orbix I'll never order from you again",
+		"@Hollis my parcels haven't arrived yet. 3rd day of waiting",
+		"@Maple been trying to reach someone all day",
+		"lol @Kestrel \"we apologise for the inconvenience\" for the 12th time this week",
 	}
 	for _, text := range complaints {
 		r, _ := b.Classify(ctx, Input{Text: text})
@@ -65,6 +72,8 @@ func TestComplaintsAndPraise(t *testing.T) {
 		"@Kestrel Bank sorted my card issue in one call, thank you!",
 		"@Brightline refund landed in 2 days, no questions asked. Impressed",
 		"@Tidewater thanks for the quick fix on the outage, back online in an hour",
+		"@Maple paid my claim in a week, painless. Thank you",
+		"Acme support got back to me in 6 minutes during the outage. Respect.",
 	}
 	for _, text := range praise {
 		r, _ := b.Classify(ctx, Input{Text: text, AuthorFollowers: 1_000_000})
@@ -97,6 +106,10 @@ func TestAlarmsRaiseUrgency(t *testing.T) {
 		if r.Category != tc.cat || r.Urgency < UrgentThreshold || r.Sentiment == "positive" || !strings.Contains(r.UrgencyReason, tc.reason) {
 			t.Errorf("%q: %s/%s urgency %d (%s; %s)", tc.text, r.Sentiment, r.Category, r.Urgency, r.CategoryReason, r.UrgencyReason)
 		}
+	}
+	// Clickbait is not a security report.
+	if r, _ := b.Classify(context.Background(), Input{Text: "EXPOSED: Acme is secretly owned by Globex?! They don't want you to know"}); r.Urgency >= UrgentThreshold {
+		t.Errorf("clickbait urgency %d (%s)", r.Urgency, r.UrgencyReason)
 	}
 	// A legal threat with reach is urgent.
 	r, _ := b.Classify(context.Background(), Input{Text: "@Acme I'm talking to my lawyer about the money you took. Unacceptable.", AuthorFollowers: 200_000})

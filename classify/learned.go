@@ -3,6 +3,8 @@ package classify
 import (
 	_ "embed"
 	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"strings"
 
 	"earshot/classify/internal/sentmodel"
@@ -39,6 +41,35 @@ var sentimentModel = func() *sentmodel.Model {
 var denseNames = []string{"lex", "lex<-0.5", "lex<-0.05", "lex~0", "lex>0.05", "lex>0.5", "pos", "neg",
 	"fail", "told", "question", "demand", "sarcasm", "duration", "resolved", "praise", "grievance", "bugcue",
 	"excl", "qmark", "url", "at", "hash", "emoji", "len<=5", "len<=12", "len<=25", "len>25", "negation", "laugh"}
+
+// FeatureFingerprint identifies the learned layer's feature extraction:
+// the dense features and every phrase list and weight they read. The
+// generator stores it in the model; a test fails when the code's differs
+// (a cue changed after the model was trained: run go generate ./classify).
+func FeatureFingerprint() string {
+	h := fnv.New64a()
+	w := func(ss ...string) {
+		for _, s := range ss {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	w(denseNames...)
+	for _, c := range failureCues {
+		w(c.phrase, strconv.FormatFloat(c.weight, 'g', -1, 64))
+	}
+	for _, cl := range []*cueList{bugCues, complaintCues, praiseCues} {
+		for _, c := range cl.cues {
+			w(c.phrase, strconv.FormatFloat(c.weight, 'g', -1, 64))
+		}
+	}
+	for _, ps := range []*phraseSet{demandSet, sarcasmSet, resolutionSet} {
+		w(ps.phrases...)
+	}
+	w(problemQuestions...)
+	w(strconv.Itoa(SentimentBuckets))
+	return strconv.FormatUint(h.Sum64(), 16)
+}
 
 // SentimentBuckets is the number of hashed columns of the learned layer.
 const SentimentBuckets = 1 << 15

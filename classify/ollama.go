@@ -2,6 +2,7 @@ package classify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,10 @@ type OllamaConfig struct {
 	PricePer1KOutput float64
 	// HTTPClient overrides the HTTP client (its Timeout is kept as is).
 	HTTPClient *http.Client
+	// BreakerCooldown is how long the circuit breaker stays open after
+	// Ollama was unreachable before one post probes it again; it doubles
+	// after each failed probe up to 10 times its value. Default 30s.
+	BreakerCooldown time.Duration
 }
 
 // DefaultOllamaModel is the model used when none is configured: small,
@@ -50,6 +55,9 @@ type Ollama struct {
 	builtin   *Builtin
 	fallbacks atomic.Int64
 	calls     atomic.Int64
+	breaker   breaker
+	// mode and detail say how FromEnv chose this classifier.
+	mode, detail string
 }
 
 // NewOllama builds the classifier. It does not contact the server.
@@ -71,6 +79,9 @@ func NewOllama(cfg OllamaConfig) *Ollama {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 2
 	}
+	if cfg.BreakerCooldown <= 0 {
+		cfg.BreakerCooldown = 30 * time.Second
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		// The per-attempt context deadline bounds each call; the client
@@ -83,6 +94,7 @@ func NewOllama(cfg OllamaConfig) *Ollama {
 		client:  api.NewClient(u, hc),
 		sem:     make(chan struct{}, cfg.Concurrency),
 		builtin: NewBuiltin(),
+		breaker: breaker{base: cfg.BreakerCooldown, now: time.Now},
 	}
 }
 
@@ -141,25 +153,59 @@ type llmAnswer struct {
 	Urgency    *int    `json:"urgency"`
 	Summary    *string `json:"ai_summary"`
 	IsRelevant *bool   `json:"is_relevant"`
+	// Optional: a model that leaves them out still answered.
+	CategoryReason string `json:"category_reason"`
+	UrgencyReason  string `json:"urgency_reason"`
 }
 
 // errPermanent marks failures a retry cannot fix.
 var errPermanent = errors.New("permanent")
 
+// errUnreachable marks a server that did not answer at all (refused,
+// reset, timed out): the circuit breaker opens at once.
+var errUnreachable = errors.New("unreachable")
+
+// errNoModel marks a server without the configured model.
+var errNoModel = errors.New("model not available")
+
+// isConnError reports transport failures the client wraps without a
+// net.Error in the chain.
+func isConnError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"connection refused", "connection reset", "no such host", "EOF", "i/o timeout", "dial tcp"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // Classify implements Classifier. It returns an error only when ctx ends;
-// every other failure is answered by the built-in classifier.
+// every other failure is answered by the built-in classifier. While the
+// circuit breaker is open (Ollama was unreachable) posts go straight to
+// the built-in classifier, without waiting for a timeout each.
 func (o *Ollama) Classify(ctx context.Context, in Input) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
+	}
+	probe, ok := o.breaker.allow()
+	if !ok {
+		return o.fallback(in, errors.New("unavailable, skipped while the circuit breaker is open (last error: "+o.breaker.lastError()+")"), 0, 0), nil
 	}
 	enabled := enabledCategories(in.Categories)
 	req := o.request(in, enabled)
 	var inTok, outTok int
 	var lastErr error
-	for attempt := 0; attempt <= o.cfg.Retries; attempt++ {
+	serverFailed := false // the last attempt failed in the server, not in the model's answer
+	retries := o.cfg.Retries
+	if probe {
+		retries = 0 // a probe is one request
+	}
+	for attempt := 0; attempt <= retries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
+				o.breaker.abandon(probe)
 				return Result{}, ctx.Err()
 			case <-time.After(time.Duration(attempt*attempt) * 200 * time.Millisecond):
 			}
@@ -167,7 +213,10 @@ func (o *Ollama) Classify(ctx context.Context, in Input) (Result, error) {
 		resp, err := o.chat(ctx, req)
 		inTok += resp.PromptEvalCount
 		outTok += resp.EvalCount
+		serverFailed = err != nil
 		if err == nil {
+			// Ollama answered: whatever the model said, the server is up.
+			o.breaker.success()
 			var res Result
 			res, err = o.parse(resp.Message.Content, in, enabled)
 			if err == nil {
@@ -177,19 +226,35 @@ func (o *Ollama) Classify(ctx context.Context, in Input) (Result, error) {
 			}
 		}
 		if ctx.Err() != nil {
+			o.breaker.abandon(probe)
 			return Result{}, ctx.Err()
 		}
 		lastErr = err
-		if errors.Is(err, errPermanent) {
+		if errors.Is(err, errUnreachable) || errors.Is(err, errPermanent) {
+			// A server that does not answer (refused, timed out) will
+			// not answer a retry either, nor will a missing model
+			// appear: no retries.
 			break
 		}
 	}
+	if serverFailed {
+		// Unreachable, no model, or a failed probe opens the breaker at
+		// once, so a dead Ollama costs one timeout, not one per post;
+		// server errors after every retry open it when they repeat.
+		o.breaker.failure(lastErr, probe || errors.Is(lastErr, errUnreachable) || errors.Is(lastErr, errNoModel))
+	} else {
+		o.breaker.abandon(probe)
+	}
+	return o.fallback(in, lastErr, inTok, outTok), nil
+}
+
+func (o *Ollama) fallback(in Input, why error, inTok, outTok int) Result {
 	o.fallbacks.Add(1)
 	res := o.builtin.classify(in)
 	res.Classifier = FallbackName
-	res.Reasons = append(res.Reasons, "ollama failed: "+lastErr.Error())
+	res.Reasons = append(res.Reasons, "ollama failed: "+why.Error())
 	o.account(&res, inTok, outTok)
-	return res, nil
+	return res
 }
 
 func (o *Ollama) account(r *Result, in, out int) {
@@ -215,8 +280,15 @@ func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest) (api.ChatRespon
 	})
 	if err != nil {
 		var se api.StatusError
+		if errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
+			return resp, fmt.Errorf("%w: %w: ollama: %v (pull it with: ollama pull %s)", errPermanent, errNoModel, err, o.cfg.Model)
+		}
 		if errors.As(err, &se) && se.StatusCode >= 400 && se.StatusCode < 500 && se.StatusCode != http.StatusTooManyRequests && se.StatusCode != http.StatusRequestTimeout {
 			return resp, fmt.Errorf("%w: ollama: %v", errPermanent, err)
+		}
+		var ne net.Error
+		if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) || isConnError(err) {
+			return resp, fmt.Errorf("%w: ollama: %v", errUnreachable, err)
 		}
 		var ae api.AuthorizationError
 		if errors.As(err, &ae) {
@@ -228,6 +300,15 @@ func (o *Ollama) chat(ctx context.Context, req *api.ChatRequest) (api.ChatRespon
 		return resp, errors.New("ollama: empty response")
 	}
 	return resp, nil
+}
+
+func enabledHas(enabled []CategoryInfo, c string) bool {
+	for _, e := range enabled {
+		if e.Category == c {
+			return true
+		}
+	}
+	return false
 }
 
 func enabledCategories(cats []CategoryInfo) []CategoryInfo {
@@ -275,17 +356,22 @@ func (o *Ollama) schema(enabled []CategoryInfo) json.RawMessage {
 	s := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"category":    map[string]any{"type": "string", "enum": cats},
-			"sentiment":   map[string]any{"type": "string", "enum": []string{"positive", "neutral", "negative"}},
-			"urgency":     map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
-			"ai_summary":  map[string]any{"type": "string", "maxLength": MaxSummaryRunes},
-			"is_relevant": map[string]any{"type": "boolean"},
+			"category":        map[string]any{"type": "string", "enum": cats},
+			"sentiment":       map[string]any{"type": "string", "enum": []string{"positive", "neutral", "negative"}},
+			"urgency":         map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
+			"ai_summary":      map[string]any{"type": "string", "maxLength": MaxSummaryRunes},
+			"is_relevant":     map[string]any{"type": "boolean"},
+			"category_reason": map[string]any{"type": "string", "maxLength": maxReasonRunes},
+			"urgency_reason":  map[string]any{"type": "string", "maxLength": maxReasonRunes},
 		},
-		"required": []string{"category", "sentiment", "urgency", "ai_summary", "is_relevant"},
+		"required": []string{"category", "sentiment", "urgency", "ai_summary", "is_relevant", "category_reason", "urgency_reason"},
 	}
 	b, _ := json.Marshal(s)
 	return b
 }
+
+// maxReasonRunes bounds a reason sentence.
+const maxReasonRunes = 160
 
 // maxPromptText bounds the post text sent to the model.
 const maxPromptText = 6000
@@ -304,6 +390,13 @@ func (o *Ollama) request(in Input, enabled []CategoryInfo) *api.ChatRequest {
 	if len(in.Keywords) > 0 {
 		fmt.Fprintf(&sys, "Monitored keywords: %s\n", strings.Join(in.Keywords, ", "))
 	}
+	if len(in.Project.Terms) > 0 {
+		terms := in.Project.Terms
+		if len(terms) > 40 {
+			terms = terms[:40]
+		}
+		fmt.Fprintf(&sys, "Other terms of this project (products, competitors, own accounts): %s\n", strings.Join(terms, ", "))
+	}
 	sys.WriteString("\nCategories (choose exactly one):\n")
 	for _, c := range enabled {
 		d := c.Description
@@ -319,8 +412,17 @@ Fields:
 - urgency: 0-100, how soon the team should look; 70 or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
 - ai_summary: one sentence, at most 200 characters, plain text, what the post says.
 - is_relevant: true if the post is really about this brand or its product, false if the keyword is used as an ordinary word or names something else.
-Answer with JSON only, matching this schema:
+- category_reason: one short sentence for the brand's team: why this category, quoting the post's own words (e.g. a service failure told as fact: "still no refund").
+- urgency_reason: one short sentence: why this urgency (e.g. security report: "token stored in plain text").
+A customer telling a service failure as a fact (waiting, never arrived, cancelled, charged twice, no answer, cannot log in) is negative, even without angry words.
 `)
+	if enabledHas(enabled, "complaint") {
+		sys.WriteString("Such a post is a complaint (or a bug_report when software is defective).\n")
+	}
+	if enabledHas(enabled, "testimonial") {
+		sys.WriteString("Praise, including thanks for a solved problem, is a testimonial with urgency below 50.\n")
+	}
+	sys.WriteString("Answer with JSON only, matching this schema:\n")
 	sys.Write(schema)
 	text := in.Text
 	if len(text) > maxPromptText {
@@ -349,6 +451,19 @@ Answer with JSON only, matching this schema:
 		Options:  map[string]any{"temperature": 0},
 		Messages: []api.Message{{Role: "system", Content: sys.String()}, {Role: "user", Content: user.String()}},
 	}
+}
+
+// reasonText cleans a model's reason: plain text, one line, bounded, and
+// without a repeated "category:" prefix.
+func reasonText(s string) string {
+	s = cleanText(s)
+	if !utf8.ValidString(s) {
+		return ""
+	}
+	for _, c := range Categories {
+		s = strings.TrimPrefix(s, c+": ")
+	}
+	return cutAtWord(s, maxReasonRunes)
 }
 
 func orDash(s string) string {
@@ -407,6 +522,11 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		IsRelevant: *a.IsRelevant,
 		Reasons:    []string{"classified by " + o.Name()},
 	}
+	if res.Category == "testimonial" && res.Urgency >= 50 {
+		res.Urgency = 40 // praise is never urgent, whoever classified it
+	}
+	res.CategoryReason = res.Category + ": " + cmp.Or(reasonText(a.CategoryReason), "chosen by "+o.Name())
+	res.UrgencyReason = fmt.Sprintf("urgency %d: %s", res.Urgency, cmp.Or(reasonText(a.UrgencyReason), "rated by "+o.Name()))
 	// What the user taught through triage overrides the model when it is
 	// confident.
 	if in.Relevance != nil {
@@ -423,54 +543,146 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 	return res, nil
 }
 
-// FromEnv builds the classifier EARSHOT_CLASSIFIER names: "builtin" (the
-// default) or "ollama", configured by OLLAMA_HOST, EARSHOT_OLLAMA_MODEL,
-// EARSHOT_OLLAMA_TIMEOUT (a Go duration), EARSHOT_OLLAMA_CONCURRENCY,
-// EARSHOT_OLLAMA_RETRIES, EARSHOT_OLLAMA_PRICE_PER_1K_INPUT and
-// EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT.
+// FromEnv builds the classifier EARSHOT_CLASSIFIER names: "auto" (the
+// default: Ollama when a local Ollama answers at start and has the model,
+// the built-in classifier otherwise), "builtin" or "ollama", configured by
+// OLLAMA_HOST, EARSHOT_OLLAMA_MODEL, EARSHOT_OLLAMA_TIMEOUT (a Go
+// duration), EARSHOT_OLLAMA_CONCURRENCY, EARSHOT_OLLAMA_RETRIES,
+// EARSHOT_OLLAMA_BREAKER_COOLDOWN (a Go duration),
+// EARSHOT_OLLAMA_PRICE_PER_1K_INPUT and EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT.
+// With auto it asks Ollama once (GET /api/tags, at most
+// EARSHOT_OLLAMA_DETECT_TIMEOUT, default 2s).
 func FromEnv(getenv func(string) string) (Classifier, error) {
-	switch kind := strings.ToLower(strings.TrimSpace(getenv("EARSHOT_CLASSIFIER"))); kind {
-	case "", "builtin":
-		return NewBuiltin(), nil
-	case "ollama":
-		cfg := OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
-		if h := strings.TrimSpace(cfg.Host); h != "" {
-			if !strings.Contains(h, "://") {
-				h = "http://" + h
-			}
-			if u, err := url.Parse(h); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-				return nil, fmt.Errorf("OLLAMA_HOST: want host[:port] or an http(s) URL, got %q", cfg.Host)
-			}
-		}
-		var err error
-		if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
-			return nil, err
-		}
-		if cfg.PricePer1KOutput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT"); err != nil {
-			return nil, err
-		}
-		if v := getenv("EARSHOT_OLLAMA_TIMEOUT"); v != "" {
-			if cfg.Timeout, err = time.ParseDuration(v); err != nil || cfg.Timeout <= 0 {
-				return nil, fmt.Errorf("EARSHOT_OLLAMA_TIMEOUT: want a positive duration such as 30s, got %q", v)
-			}
-		}
-		if cfg.Concurrency, err = envInt(getenv, "EARSHOT_OLLAMA_CONCURRENCY"); err != nil {
-			return nil, err
-		}
-		if v := getenv("EARSHOT_OLLAMA_RETRIES"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("EARSHOT_OLLAMA_RETRIES: want a whole number ≥ 0, got %q", v)
-			}
-			cfg.Retries = n
-			if n == 0 {
-				cfg.Retries = -1
-			}
-		}
-		return NewOllama(cfg), nil
-	default:
-		return nil, fmt.Errorf("EARSHOT_CLASSIFIER: unknown classifier %q (want builtin or ollama)", kind)
+	kind, cfg, detect, err := parseEnv(getenv)
+	if err != nil {
+		return nil, err
 	}
+	switch kind {
+	case "builtin":
+		b := NewBuiltin()
+		b.mode = "builtin"
+		return b, nil
+	case "ollama":
+		o := NewOllama(cfg)
+		o.mode = "ollama"
+		return o, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), detect)
+	defer cancel()
+	o := NewOllama(cfg)
+	if err := o.detect(ctx); err != nil {
+		b := NewBuiltin()
+		b.mode, b.detail = "auto", "no usable Ollama at start: "+err.Error()
+		return b, nil
+	}
+	o.mode = "auto"
+	o.detail = "Ollama answered at start with model " + o.cfg.Model
+	return o, nil
+}
+
+// CheckEnv validates the classifier settings without contacting Ollama.
+func CheckEnv(getenv func(string) string) error {
+	_, _, _, err := parseEnv(getenv)
+	return err
+}
+
+// detect asks Ollama for its models and reports why it cannot be used.
+func (o *Ollama) detect(ctx context.Context) error {
+	list, err := o.client.List(ctx)
+	if err != nil {
+		return fmt.Errorf("%s does not answer (%v)", o.cfg.Host, err)
+	}
+	var names []string
+	for _, m := range list.Models {
+		for _, n := range []string{m.Name, m.Model} {
+			if n == o.cfg.Model || strings.TrimSuffix(n, ":latest") == o.cfg.Model {
+				return nil
+			}
+		}
+		names = append(names, m.Name)
+	}
+	return fmt.Errorf("%s answers but has no model %q (have: %s; pull it with: ollama pull %s)", o.cfg.Host, o.cfg.Model, orDash(strings.Join(names, ", ")), o.cfg.Model)
+}
+
+func parseEnv(getenv func(string) string) (kind string, cfg OllamaConfig, detect time.Duration, err error) {
+	kind = strings.ToLower(strings.TrimSpace(getenv("EARSHOT_CLASSIFIER")))
+	switch kind {
+	case "":
+		kind = "auto"
+	case "auto", "builtin", "ollama":
+	default:
+		return "", cfg, 0, fmt.Errorf("EARSHOT_CLASSIFIER: unknown classifier %q (want auto, builtin or ollama)", kind)
+	}
+	if kind == "builtin" {
+		return kind, cfg, 0, nil
+	}
+	cfg = OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
+	if h := strings.TrimSpace(cfg.Host); h != "" {
+		if !strings.Contains(h, "://") {
+			h = "http://" + h
+		}
+		if u, err := url.Parse(h); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return "", cfg, 0, fmt.Errorf("OLLAMA_HOST: want host[:port] or an http(s) URL, got %q", cfg.Host)
+		}
+	}
+	if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
+		return "", cfg, 0, err
+	}
+	if cfg.PricePer1KOutput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT"); err != nil {
+		return "", cfg, 0, err
+	}
+	durations := []struct {
+		name string
+		dst  *time.Duration
+	}{{"EARSHOT_OLLAMA_TIMEOUT", &cfg.Timeout}, {"EARSHOT_OLLAMA_BREAKER_COOLDOWN", &cfg.BreakerCooldown}, {"EARSHOT_OLLAMA_DETECT_TIMEOUT", &detect}}
+	for _, d := range durations {
+		if v := getenv(d.name); v != "" {
+			if *d.dst, err = time.ParseDuration(v); err != nil || *d.dst <= 0 {
+				return "", cfg, 0, fmt.Errorf("%s: want a positive duration such as 30s, got %q", d.name, v)
+			}
+		}
+	}
+	if detect == 0 {
+		detect = 2 * time.Second
+	}
+	if cfg.Concurrency, err = envInt(getenv, "EARSHOT_OLLAMA_CONCURRENCY"); err != nil {
+		return "", cfg, 0, err
+	}
+	if v := getenv("EARSHOT_OLLAMA_RETRIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return "", cfg, 0, fmt.Errorf("EARSHOT_OLLAMA_RETRIES: want a whole number ≥ 0, got %q", v)
+		}
+		cfg.Retries = n
+		if n == 0 {
+			cfg.Retries = -1
+		}
+	}
+	return kind, cfg, detect, nil
+}
+
+// Status is what /healthz reports about the classifier.
+type Status struct {
+	Active    string        `json:"active"` // the classifier that answers: builtin or ollama:<model>
+	Mode      string        `json:"mode"`   // EARSHOT_CLASSIFIER as resolved: auto, builtin or ollama
+	Host      string        `json:"host,omitempty"`
+	Detail    string        `json:"detail,omitempty"`
+	Breaker   *BreakerState `json:"breaker,omitempty"`
+	Calls     int64         `json:"calls"`     // requests sent to Ollama
+	Fallbacks int64         `json:"fallbacks"` // posts the built-in classifier answered for Ollama
+}
+
+// Describe reports a classifier's status.
+func Describe(c Classifier) Status {
+	switch c := c.(type) {
+	case *Ollama:
+		b := c.breaker.snapshot()
+		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "ollama"), Host: parseOllamaHost(c.cfg.Host).String(), Detail: c.detail,
+			Breaker: &b, Calls: c.Calls(), Fallbacks: c.Fallbacks()}
+	case *Builtin:
+		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "builtin"), Detail: c.detail}
+	}
+	return Status{Active: c.Name()}
 }
 
 func envFloat(getenv func(string) string, name string) (float64, error) {

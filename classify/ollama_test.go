@@ -79,7 +79,7 @@ func (f *fakeOllama) count() int {
 	return len(f.requests)
 }
 
-const goodAnswer = `{"category":"bug_report","sentiment":"negative","urgency":55,"ai_summary":"Sync fails after the update.","is_relevant":true}`
+const goodAnswer = `{"category":"bug_report","sentiment":"negative","urgency":55,"ai_summary":"Sync fails after the update.","is_relevant":true,"category_reason":"sync is broken since the update","urgency_reason":"a defect, no data lost"}`
 
 func newFake(t *testing.T, reply func(int) (int, string)) (*fakeOllama, *httptest.Server) {
 	f := &fakeOllama{t: t, reply: reply}
@@ -102,7 +102,8 @@ func TestOllamaProtocolAndCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Result{Category: "bug_report", Sentiment: "negative", Urgency: 55, Summary: "Sync fails after the update.", IsRelevant: true,
-		Classifier: "ollama:test-model", InputTokens: 400, OutputTokens: 50, CostUSD: 400.0/1000*0.5 + 50.0/1000*2}
+		Classifier: "ollama:test-model", InputTokens: 400, OutputTokens: 50, CostUSD: 400.0/1000*0.5 + 50.0/1000*2,
+		CategoryReason: "bug_report: sync is broken since the update", UrgencyReason: "urgency 55: a defect, no data lost"}
 	r.Reasons = nil
 	if d := r.CostUSD - want.CostUSD; d > 1e-12 || d < -1e-12 {
 		t.Errorf("CostUSD = %v, want %v", r.CostUSD, want.CostUSD)
@@ -174,7 +175,9 @@ func TestOllamaFallbacks(t *testing.T) {
 		}, 2, false, "bug_report", 0, 0, 400},
 		{"model not found is not retried", func(int) (int, string) { return 404, "model 'x' not found" }, 1, true, "", 0, 0, 0},
 		{"persistent 503", func(int) (int, string) { return 503, "overloaded" }, 3, true, "", 0, 0, 0},
-		{"timeout", func(int) (int, string) { return 200, goodAnswer }, 3, true, "", 50 * time.Millisecond, time.Second, 0},
+		// A server that does not answer in time is not asked again: one
+		// timeout opens the circuit breaker (TestOllamaCircuitBreaker).
+		{"timeout", func(int) (int, string) { return 200, goodAnswer }, 1, true, "", 50 * time.Millisecond, time.Second, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,9 +257,16 @@ func TestOllamaSummaryCleaned(t *testing.T) {
 
 func TestFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	c, err := FromEnv(env(nil))
-	if err != nil || c.Name() != "builtin" {
+	// The default is auto: with no Ollama answering, the built-in
+	// classifier (a closed listener stands for "no Ollama here").
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	c, err := FromEnv(env(map[string]string{"OLLAMA_HOST": dead.URL}))
+	if err != nil || c.Name() != "builtin" || Describe(c).Mode != "auto" {
 		t.Errorf("default: %v %v", c, err)
+	}
+	if c, _ := FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "builtin"})); c.Name() != "builtin" || Describe(c).Mode != "builtin" {
+		t.Errorf("builtin: %v", c)
 	}
 	c, err = FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "10.0.0.5", "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT": "0.1"}))
 	if err != nil || c.Name() != "ollama:"+DefaultOllamaModel {

@@ -57,6 +57,11 @@ func Summarize(text string, keywords []string) string {
 				break
 			}
 		}
+		// The sentence that tells the gravest thing (a secret in plain
+		// text, lost data, an outage) says what the post is about.
+		if name, _ := criticalAlarm(low); name != "" {
+			score += 1
+		}
 		n := utf8.RuneCountInString(s)
 		switch {
 		case n < 15:

@@ -50,7 +50,7 @@ var urgencySignals = []signal{
 		"unauthorised", "malware", "ransomware", "password leak", "in plain text", "in plaintext", "in clear text", "in cleartext",
 		"plain-text", "plaintext password", "plaintext passwords", "stored unencrypted", "unencrypted", "not encrypted",
 		"anyone can read", "anyone on the machine", "can read it", "world-readable", "world readable", "leaks", "leaking",
-		"exposes", "exposed", "xss", "sql injection", "remote code execution", "privilege escalation", "cve", "account takeover"}},
+		"exposes user", "exposed user", "exposes the token", "exposed credentials", "exposes credentials", "xss", "sql injection", "remote code execution", "privilege escalation", "cve", "account takeover"}},
 	{"outage", 35, 70, []string{"outage", "is down", "are down", "went down", "servers down", "server down", "down again",
 		"down for everyone", "site down", "service down", "app is down", "502", "503", "service unavailable", "not loading for anyone",
 		"without internet", "no internet", "no signal", "power out", "nobody can log in", "no one can log in", "everyone is getting",

@@ -16,6 +16,10 @@ var accountPatterns = map[string]*regexp.Regexp{
 	"x":      regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`),  // X: letters, digits, underscore, at most 15
 	"reddit": regexp.MustCompile(`^[A-Za-z0-9_-]{3,20}$`), // Reddit: 3–20 letters, digits, - and _
 	"hn":     regexp.MustCompile(`^[A-Za-z0-9_-]{2,15}$`), // HN: 2–15 letters, digits, - and _
+	// Bluesky: a handle is a domain name (acme.bsky.social, acme.com); a DID is did:plc: or did:web:.
+	"bluesky": regexp.MustCompile(`^(?:did:(?:plc|web):[A-Za-z0-9._:%-]{1,1000}|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z][A-Za-z0-9-]{0,62})$`),
+	// Mastodon: user@instance (written @user@instance); a bare name names no instance.
+	"mastodon": regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$`),
 }
 
 // watchHandles returns the entries of watch that are valid account handles

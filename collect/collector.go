@@ -10,7 +10,7 @@ import (
 )
 
 // Sources lists every platform value a monitor may name, in display order.
-var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "hn", "news", "reviews"}
+var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "bluesky", "mastodon", "hn", "news", "reviews"}
 
 // Post is one public post as a collector normalised it.
 type Post struct {
@@ -18,6 +18,7 @@ type Post struct {
 	ExternalID      string           // the platform's own id; unique per source
 	URL             string           // link to the post
 	AuthorHandle    string           // without a leading @; "" when unknown or deleted
+	AuthorID        string           // the account's stable id where it differs from the handle (a Bluesky DID); matched against watch_accounts too, not stored
 	AuthorFollowers int64            // 0 when the platform does not say
 	Text            string           // plain text: entities unescaped; HTML stripped only from fields that are HTML
 	PublishedAt     time.Time        // UTC
@@ -64,6 +65,13 @@ type Collector interface {
 	// Fetch returns posts published at or after q.Since that may match q.
 	// A malformed response is an error, never an empty batch.
 	Fetch(ctx context.Context, q Query) (Batch, error)
+}
+
+// StatusNoter is a collector whose working source status carries a note
+// the user should know (e.g. Bluesky without credentials is live only); the
+// scheduler shows it as the detail of an ok status.
+type StatusNoter interface {
+	StatusNote() string
 }
 
 // A failed fetch stores nothing. Fetch returns an empty Batch with its

@@ -198,8 +198,9 @@ func (h *HTTP) DoJSON(ctx context.Context, newReq func() (*http.Request, error),
 	return hdr, nil
 }
 
-// rateLimitUntil reads Retry-After (seconds or HTTP date) or the
-// x-rate-limit-reset / X-Ratelimit-Reset headers; default one minute.
+// rateLimitUntil reads Retry-After (seconds or HTTP date) or the reset
+// header of the platform (X's x-rate-limit-reset, Reddit's and Mastodon's
+// X-RateLimit-Reset, Bluesky's RateLimit-Reset); default one minute.
 func (h *HTTP) rateLimitUntil(hdr http.Header) time.Time {
 	now := h.now()
 	if ra := strings.TrimSpace(hdr.Get("Retry-After")); ra != "" {
@@ -215,9 +216,22 @@ func (h *HTTP) rateLimitUntil(hdr http.Header) time.Time {
 			return time.Unix(s, 0)
 		}
 	}
-	if v := hdr.Get("X-Ratelimit-Reset"); v != "" { // Reddit: seconds until reset
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+	if v := strings.TrimSpace(hdr.Get("X-Ratelimit-Reset")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 { // Reddit: seconds until reset
 			return now.Add(time.Duration(s * float64(time.Second)))
+		}
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil { // Mastodon: ISO 8601 time
+			return t
+		}
+	}
+	if v := strings.TrimSpace(hdr.Get("Ratelimit-Reset")); v != "" {
+		// Bluesky sends epoch seconds; the IETF draft's form is seconds
+		// until the reset. A value past 2001 can only be the former.
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
+			if s > 1e9 {
+				return time.Unix(s, 0)
+			}
+			return now.Add(time.Duration(s) * time.Second)
 		}
 	}
 	return now.Add(time.Minute)

@@ -89,7 +89,8 @@ func (m *Matcher) Match(p Post) bool {
 			return false
 		}
 	}
-	if len(m.accounts) > 0 && p.AuthorHandle != "" && m.accounts[normHandle(p.AuthorHandle)] {
+	if len(m.accounts) > 0 && (p.AuthorHandle != "" && m.accounts[normHandle(p.AuthorHandle)] ||
+		p.AuthorID != "" && m.accounts[normHandle(p.AuthorID)]) {
 		return true
 	}
 	if len(m.keywords) == 0 {

@@ -38,9 +38,14 @@ const (
 	EnvAppStoreBaseURL    = "EARSHOT_APPSTORE_BASE_URL"
 	EnvTrustpilotBaseURL  = "EARSHOT_TRUSTPILOT_BASE_URL"
 	EnvTrustpilotAPIKey   = "EARSHOT_TRUSTPILOT_API_KEY"
+	EnvBlueskyBaseURL     = "EARSHOT_BLUESKY_BASE_URL"
+	EnvBlueskyHandle      = "EARSHOT_BLUESKY_HANDLE"
+	EnvBlueskyAppPassword = "EARSHOT_BLUESKY_APP_PASSWORD"
+	EnvBlueskyJetstream   = "EARSHOT_BLUESKY_JETSTREAM_URL"
+	EnvMastodonInstances  = "EARSHOT_MASTODON_INSTANCES" // see ParseMastodonInstances
 )
 
-// NewRegistry builds all eight collectors with credentials and base URLs
+// NewRegistry builds every collector (one per Sources entry) with credentials and base URLs
 // from getenv. client is shared by every collector (nil: http.DefaultClient).
 func NewRegistry(getenv Env, client *http.Client) *Registry {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
@@ -60,6 +65,14 @@ func NewRegistry(getenv Env, client *http.Client) *Registry {
 		NewYouTube(YouTubeConfig{BaseURL: get(EnvYouTubeBaseURL), APIKey: get(EnvYouTubeAPIKey), Client: client}),
 		NewLinkedIn(LinkedInConfig{BaseURL: get(EnvLinkedInBaseURL), AccessToken: get(EnvLinkedInToken), Version: get(EnvLinkedInVersion), Client: client}),
 		NewThreads(ThreadsConfig{BaseURL: get(EnvThreadsBaseURL), AccessToken: get(EnvThreadsToken), Client: client}),
+		NewBluesky(BlueskyConfig{
+			BaseURL:      get(EnvBlueskyBaseURL),
+			Handle:       get(EnvBlueskyHandle),
+			AppPassword:  get(EnvBlueskyAppPassword),
+			JetstreamURL: get(EnvBlueskyJetstream),
+			Client:       client,
+		}),
+		NewMastodon(MastodonConfig{Instances: get(EnvMastodonInstances), Client: client}),
 		NewHN(HNConfig{BaseURL: get(EnvHNBaseURL), Client: client}),
 		NewNews(NewsConfig{GoogleNewsBaseURL: get(EnvNewsBaseURL), GDELTBaseURL: get(EnvGDELTBaseURL), Client: client, FeedClient: userClient}),
 		NewReviews(ReviewsConfig{
@@ -120,6 +133,10 @@ func DemoEnv(replayURL string) Env {
 		EnvAppStoreBaseURL:    base + "/reviews",
 		EnvTrustpilotBaseURL:  base + "/reviews",
 		EnvTrustpilotAPIKey:   "demo-key",
+		EnvBlueskyBaseURL:     base + "/bluesky",
+		EnvBlueskyHandle:      DemoBlueskyHandle,
+		EnvBlueskyAppPassword: "demo-app-password",
+		EnvMastodonInstances:  base + "/mastodon=demo-token",
 		EnvAllowPrivate:       "1",
 	}
 	return func(name string) string { return values[name] }

@@ -22,7 +22,7 @@ func TestRegistryBuildsEverySource(t *testing.T) {
 	if !reflect.DeepEqual(names, Sources) {
 		t.Fatalf("All() = %v, want %v", names, Sources)
 	}
-	if _, ok := reg.Get("bluesky"); ok {
+	if _, ok := reg.Get("myspace"); ok {
 		t.Error("unknown source found")
 	}
 	// Without credentials, the keyed sources say what is missing.
@@ -30,6 +30,7 @@ func TestRegistryBuildsEverySource(t *testing.T) {
 		"x":        "EARSHOT_X_BEARER_TOKEN",
 		"youtube":  "EARSHOT_YOUTUBE_API_KEY",
 		"threads":  "EARSHOT_THREADS_ACCESS_TOKEN",
+		"mastodon": "EARSHOT_MASTODON_INSTANCES",
 		"linkedin": "EARSHOT_LINKEDIN_ACCESS_TOKEN (a token with r_organization_social for the pages in watch_accounts; LinkedIn has no public keyword search)",
 	}
 	for _, c := range reg.All() {
@@ -81,7 +82,7 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 	}
 }
 
-// TestReplayAllSources runs all eight collectors, built by the registry from
+// TestReplayAllSources runs every collector, built by the registry from
 // DemoEnv, against NewReplayHandler: each must return posts.
 func TestReplayAllSources(t *testing.T) {
 	srv := httptest.NewServer(NewReplayHandler())
@@ -94,6 +95,9 @@ func TestReplayAllSources(t *testing.T) {
 	}
 	handlers := demoHandlersC(fsys)
 	for name, h := range demoReplayB(fsys) {
+		handlers[name] = h
+	}
+	for name, h := range demoReplaySocial(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) {
 		handlers[name] = h
 	}
 	for _, c := range reg.All() {

@@ -36,6 +36,9 @@ func NewReplayHandler() http.Handler {
 	for name, h := range demoReplayB(fsys) { // hn, reddit, youtube, x: demo_b.go
 		handlers[name] = h
 	}
+	for name, h := range demoReplaySocial(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) { // bluesky, mastodon
+		handlers[name] = h
+	}
 	mux := http.NewServeMux()
 	for name, h := range handlers {
 		mux.Handle("/"+name+"/", http.StripPrefix("/"+name, h))

@@ -396,6 +396,9 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 	}
 	rec, failedNow := nextHealth(prev, o, s.cfg.Health)
 	rec.MonitorID, rec.Source = m.ID, src
+	if n, ok := c.(StatusNoter); ok && rec.Status == "ok" && rec.Detail == "" {
+		rec.Detail = n.StatusNote()
+	}
 	var scan *store.ScanRecord
 	if o.notConfigured == "" || len(o.posts) > 0 {
 		scan = &store.ScanRecord{MonitorID: m.ID, Source: src, StartedAt: now, FinishedAt: s.now(), Fetched: counts.Fetched,

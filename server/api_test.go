@@ -242,7 +242,7 @@ func TestMonitorsAndKeywords(t *testing.T) {
 	// keywords optional when something else is watched; otherwise 400
 	e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Empty"}).expect(400, "VALIDATION_ERROR")
 	feed := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Feed", "feed_urls": []string{"https://blog.example/rss"}}).ok().data()
-	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != 8 {
+	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != len(capability.SourceValues) {
 		t.Fatalf("defaults %v", feed)
 	}
 	a := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "A", "keywords": []string{"Acme", "shared"}}).ok().data()
@@ -419,6 +419,14 @@ func TestHealthAndMetrics(t *testing.T) {
 	h := e.do("GET", "/healthz", "", nil).ok()
 	if h.body["status"] != "ok" {
 		t.Fatalf("healthz %s", h.raw)
+	}
+	// The active classifier is reported (informational, status stays ok).
+	e.srv.ClassifierStatus = func() any {
+		return map[string]any{"active": "ollama:llama3.2", "breaker": map[string]any{"state": "open"}}
+	}
+	h = e.do("GET", "/healthz", "", nil).ok()
+	if c, _ := h.body["classifier"].(map[string]any); h.body["status"] != "ok" || c["active"] != "ollama:llama3.2" {
+		t.Fatalf("healthz with a classifier: %s", h.raw)
 	}
 	e.do("GET", "/api/v1/monitors", e.keyA, nil).ok()
 	e.do("GET", "/api/v1/monitors", "", nil).expect(401, "UNAUTHORIZED")

@@ -73,8 +73,15 @@ func (l *limiter) allow(key string) bool { return l.get(key).Allow() }
 func (l *limiter) allowN(key string, n int) bool { return l.get(key).AllowN(time.Now(), n) }
 
 // retryAfter reserves to learn the wait, then cancels the reservation.
-func (l *limiter) retryAfter(key string) time.Duration {
-	res := l.get(key).Reserve()
+func (l *limiter) retryAfter(key string) time.Duration { return l.retryAfterN(key, 1) }
+
+// retryAfterN is the wait until n tokens are there (a second when n is more
+// than the bucket ever holds).
+func (l *limiter) retryAfterN(key string, n int) time.Duration {
+	res := l.get(key).ReserveN(time.Now(), n)
+	if !res.OK() {
+		return time.Second
+	}
 	d := res.Delay()
 	res.Cancel()
 	return d

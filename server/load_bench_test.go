@@ -27,6 +27,7 @@ func benchHTTP(b *testing.B, e *env, method string, path func(i int64) string, b
 			i := n.Add(1)
 			req, _ := http.NewRequest(method, e.http.URL+path(i), strings.NewReader(body(i)))
 			req.Header.Set("Authorization", "Bearer "+e.keyA)
+			req.Header.Set("Content-Type", "application/json")
 			h := hdr(i)
 			for j := 0; j+1 < len(h); j += 2 {
 				req.Header.Set(h[j], h[j+1])

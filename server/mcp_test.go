@@ -319,7 +319,7 @@ func TestMCPToolSchemas(t *testing.T) {
 		t.Errorf("create_monitor name: %v", name)
 	}
 	src := props["sources"].(map[string]any)
-	if src["type"] != "array" || src["maxItems"] != 8.0 || len(src["items"].(map[string]any)["enum"].([]any)) != 8 {
+	if src["type"] != "array" || src["maxItems"] != 10.0 || len(src["items"].(map[string]any)["enum"].([]any)) != 10 {
 		t.Errorf("create_monitor sources: %v", src)
 	}
 	bf := props["backfill_hours"].(map[string]any)

@@ -80,7 +80,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	// One token per JSON-RPC call: a batch of n calls costs n, so a batch
 	// cannot do more than the same calls sent one by one.
 	if !s.limiter.allowN(p.CredentialID(), calls) {
-		wait := s.limiter.retryAfter(p.CredentialID())
+		wait := s.limiter.retryAfterN(p.CredentialID(), calls)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
 		s.writeError(w, r, id, "", &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential (each JSON-RPC call of a batch counts); retry after the Retry-After seconds"})
 		return

@@ -54,6 +54,10 @@ type Server struct {
 
 	requests *metrics.Counter
 	latency  *metrics.Histogram
+
+	// ClassifierStatus reports the active classifier (and Ollama's
+	// circuit breaker) for /healthz; nil leaves it out.
+	ClassifierStatus func() any
 }
 
 // New builds the server and registers every capability's REST route.
@@ -257,8 +261,14 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			checks["migrations"] = "ok"
 		}
 	}
+	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion}
+	if s.ClassifierStatus != nil {
+		// Informational: a fallback to the built-in classifier is not
+		// unhealthy, so it never changes status or code.
+		body["classifier"] = s.ClassifierStatus()
+	}
 	s.setHeaders(w, newRequestID())
-	s.writeJSON(w, code, map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion})
+	s.writeJSON(w, code, body)
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

@@ -101,6 +101,10 @@ func TestMentionStats(t *testing.T) {
 	if d["interval"] != "hour" {
 		t.Fatalf("a day's window is counted by hour, got %v", d["interval"])
 	}
+	// By hour without a window: the last 48 hours (and the current one).
+	if d := e.do("GET", "/api/v1/mention-stats?interval=hour", e.keyA, nil).ok().data(); len(d["buckets"].([]any)) != 49 {
+		t.Fatalf("interval=hour alone: %d buckets", len(d["buckets"].([]any)))
+	}
 	// Limits.
 	e.do("GET", "/api/v1/mention-stats?interval=hour&date_preset=last_30_days", e.keyA, nil).expect(400, "VALIDATION_ERROR")
 	e.do("GET", "/api/v1/mention-stats?since=2024-01-01T00:00:00Z", e.keyA, nil).expect(400, "VALIDATION_ERROR")

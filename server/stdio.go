@@ -126,21 +126,32 @@ func (c *stdioConn) decode(line []byte, tooLong bool) jsonrpc.Message {
 		c.writeError(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; send one message per line")
 		return nil
 	}
+	if e := checkJSONBody(line); e != nil {
+		// As on /mcp over HTTP: what encoding/json would silently alter
+		// (a lone surrogate, a repeated key, invalid UTF-8) is refused.
+		c.writeError(probeID(line), jsonrpc.CodeInvalidRequest, "invalid request: "+e.Message)
+		return nil
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(line, &probe)
-		id := probe.ID
-		var v any
-		if json.Unmarshal(id, &v) != nil || (v != nil && !isIDValue(v)) {
-			id = nil
-		}
-		c.writeError(id, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request object (jsonrpc \"2.0\", method, and a string or number id)")
+		c.writeError(probeID(line), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 request object (jsonrpc \"2.0\", method, and a string or number id)")
 		return nil
 	}
 	return msg
+}
+
+// probeID is the id of a message that could not be decoded, when it has a
+// valid one (else nil: the answer's id is null).
+func probeID(line []byte) json.RawMessage {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(line, &probe)
+	var v any
+	if json.Unmarshal(probe.ID, &v) != nil || (v != nil && !isIDValue(v)) {
+		return nil
+	}
+	return probe.ID
 }
 
 func isIDValue(v any) bool {

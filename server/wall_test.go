@@ -156,6 +156,15 @@ func TestCuratedWall(t *testing.T) {
 			t.Errorf("public page lacks %s", key)
 		}
 	}
+	// in the wall's order: featured ones (a complaint too) before the testimonials
+	last := -1
+	for _, key := range []string{"idea", "answered", "ancient", "love"} {
+		at := strings.Index(page, "post "+key+" about acme")
+		if at < last {
+			t.Errorf("public page shows %s out of order", key)
+		}
+		last = at
+	}
 	for _, key := range []string{"outage", "fake", "hide-me", "their-ad", "offtopic", "love-old"} {
 		if strings.Contains(page, "post "+key+" about acme") {
 			t.Errorf("public page shows %s", key)

@@ -61,9 +61,11 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 	if len(out) == 0 {
 		return out, nil
 	}
-	f.Since, f.Until = &bounds[0], &bounds[len(bounds)-1]
-	q, args, ranged := s.countQuery(ctx, f, `SELECT m.published_at, m.sentiment FROM %s WHERE %s`)
-	if !ranged {
+	f.Since, f.Until = nil, nil // each query gives its own window
+	plan := s.countPlan(ctx, f)
+	first, last := &bounds[0], &bounds[len(bounds)-1]
+	if !plan.ranged {
+		q, args := plan.query(`SELECT m.published_at, m.sentiment FROM %s WHERE %s`, first, last)
 		err := s.eachRow(ctx, q, args, func(scan func(...any) error) error {
 			var at, sentiment string
 			if err := scan(&at, &sentiment); err != nil {
@@ -77,9 +79,8 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 		return out, err
 	}
 	for i := range out {
-		f.Since, f.Until = &bounds[i], &bounds[i+1]
-		q, args, _ := s.countQuery(ctx, f, `SELECT COUNT(*), COALESCE(SUM(m.sentiment = 'positive'), 0), COALESCE(SUM(m.sentiment = 'neutral'), 0),
-			COALESCE(SUM(m.sentiment = 'negative'), 0) FROM %s WHERE %s`)
+		q, args := plan.query(`SELECT COUNT(*), COALESCE(SUM(m.sentiment = 'positive'), 0), COALESCE(SUM(m.sentiment = 'neutral'), 0),
+			COALESCE(SUM(m.sentiment = 'negative'), 0) FROM %s WHERE %s`, &bounds[i], &bounds[i+1])
 		c := &out[i]
 		if err := s.r.QueryRowContext(ctx, q, args...).Scan(&c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
 			return nil, err
@@ -102,9 +103,11 @@ func (s *Store) MentionCountsByMonitor(ctx context.Context, f MentionFilter, bou
 		}
 		out[monitorID][i] += n
 	}
-	f.Since, f.Until = &bounds[0], &bounds[len(bounds)-1]
-	q, args, ranged := s.countQuery(ctx, f, `SELECT m.published_at, mm.monitor_id FROM %s JOIN mention_monitors mm ON mm.mention_id = m.id WHERE %s`)
-	if !ranged {
+	f.Since, f.Until = nil, nil // each query gives its own window
+	plan := s.countPlan(ctx, f)
+	first, last := &bounds[0], &bounds[len(bounds)-1]
+	if !plan.ranged {
+		q, args := plan.query(`SELECT m.published_at, mm.monitor_id FROM %s JOIN mention_monitors mm ON mm.mention_id = m.id WHERE %s`, first, last)
 		err := s.eachRow(ctx, q, args, func(scan func(...any) error) error {
 			var at, monitorID string
 			if err := scan(&at, &monitorID); err != nil {
@@ -118,8 +121,8 @@ func (s *Store) MentionCountsByMonitor(ctx context.Context, f MentionFilter, bou
 		return out, err
 	}
 	for i := 0; i+1 < len(bounds); i++ {
-		f.Since, f.Until = &bounds[i], &bounds[i+1]
-		q, args, _ := s.countQuery(ctx, f, `SELECT mm.monitor_id, COUNT(*) FROM %s JOIN mention_monitors mm ON mm.mention_id = m.id WHERE %s GROUP BY mm.monitor_id`)
+		q, args := plan.query(`SELECT mm.monitor_id, COUNT(*) FROM %s JOIN mention_monitors mm ON mm.mention_id = m.id WHERE %s GROUP BY mm.monitor_id`,
+			&bounds[i], &bounds[i+1])
 		err := s.eachRow(ctx, q, args, func(scan func(...any) error) error {
 			var monitorID string
 			var n int
@@ -165,25 +168,49 @@ func (s *Store) eachRow(ctx context.Context, q string, args []any, fn func(scan 
 	return rows.Err()
 }
 
-// countQuery fills shape's FROM (%s) and WHERE (%s) for the filter.
-func (s *Store) countQuery(ctx context.Context, f MentionFilter, shape string) (string, []any, bool) {
-	var where []string
-	var args []any
+// countPlan is a count's FROM and WHERE for a filter, chosen once: the
+// source's choice asks the indexes how rare the filter's values are, which
+// a count split into buckets must not repeat per bucket.
+type countPlan struct {
+	from     string
+	fromArgs []any
+	where    []string
+	args     []any
+	ranged   bool // from is a date-ordered index: buckets are ranges of it
+}
+
+func (s *Store) countPlan(ctx context.Context, f MentionFilter) *countPlan {
+	p := &countPlan{}
 	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
+		p.where = append(p.where, cond)
+		p.args = append(p.args, a...)
 	}
-	from, fromArgs, ranged := s.countSource(ctx, f, add)
+	p.from, p.fromArgs, p.ranged = s.countSource(ctx, f, add)
 	f.conditions(add)
-	q := strings.Replace(shape, "%s", from, 1)
-	q = strings.Replace(q, "%s", strings.Join(where, " AND "), 1)
-	return q, append(fromArgs, args...), ranged
+	return p
+}
+
+// query fills shape's FROM (%s) and WHERE (%s), the publication window
+// [since, until) added to the filter's conditions when given.
+func (p *countPlan) query(shape string, since, until *time.Time) (string, []any) {
+	where := append([]string(nil), p.where...)
+	args := append(append([]any(nil), p.fromArgs...), p.args...)
+	if since != nil {
+		where = append(where, `m.published_at >= ?`)
+		args = append(args, FormatTime(*since))
+	}
+	if until != nil {
+		where = append(where, `m.published_at < ?`)
+		args = append(args, FormatTime(*until))
+	}
+	q := strings.Replace(shape, "%s", p.from, 1)
+	return strings.Replace(q, "%s", strings.Join(where, " AND "), 1), args
 }
 
 // CountMentions counts the filter's mentions up to limit (the count stops
 // there, so it costs at most about as much as reading a page of limit).
 func (s *Store) CountMentions(ctx context.Context, f MentionFilter, limit int) (int, error) {
-	q, args, _ := s.countQuery(ctx, f, `SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?)`)
+	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?)`, nil, nil)
 	var n int
 	err := s.r.QueryRowContext(ctx, q, append(args, limit)...).Scan(&n)
 	return n, err
@@ -192,7 +219,7 @@ func (s *Store) CountMentions(ctx context.Context, f MentionFilter, limit int) (
 // ExplainCount returns SQLite's plan for one bucket of MentionCounts over
 // the filter's Since and Until (tests).
 func (s *Store) ExplainCount(ctx context.Context, f MentionFilter) (string, error) {
-	q, args, _ := s.countQuery(ctx, f, `SELECT COUNT(*), SUM(m.sentiment = 'negative') FROM %s WHERE %s`)
+	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*), SUM(m.sentiment = 'negative') FROM %s WHERE %s`, nil, nil)
 	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		return "", err
@@ -210,16 +237,25 @@ func (s *Store) ExplainCount(ctx context.Context, f MentionFilter) (string, erro
 	return b.String(), rows.Err()
 }
 
-// MentionsStored counts the project's mentions collected (stored) in each
-// bucket [bounds[i], bounds[i+1]): each is a COUNT over a range of the
-// collection-order index, which holds the column, so no row is read.
-func (s *Store) MentionsStored(ctx context.Context, projectID string, bounds []time.Time) ([]int, error) {
-	out := make([]int, max(len(bounds)-1, 0))
-	for i := range out {
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM mentions INDEXED BY mentions_collected WHERE project_id = ? AND collected_at >= ? AND collected_at < ?`,
-			projectID, FormatTime(bounds[i]), FormatTime(bounds[i+1])).Scan(&out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// UsageDay is a project's consumption on one UTC day.
+type UsageDay struct {
+	Day               string
+	Mentions, Dropped int
+}
+
+// UsageDays returns the project's days from since (a UTC day, inclusive)
+// that stored or dropped something, oldest first (migration 092 keeps
+// them beside the period counters).
+func (s *Store) UsageDays(ctx context.Context, projectID string, since time.Time) ([]UsageDay, error) {
+	var out []UsageDay
+	err := s.eachRow(ctx, `SELECT day, mentions, dropped FROM usage_days WHERE project_id = ? AND day >= ? ORDER BY day`,
+		[]any{projectID, since.UTC().Format("2006-01-02")}, func(scan func(...any) error) error {
+			var d UsageDay
+			if err := scan(&d.Day, &d.Mentions, &d.Dropped); err != nil {
+				return err
+			}
+			out = append(out, d)
+			return nil
+		})
+	return out, err
 }

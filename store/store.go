@@ -114,8 +114,25 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	var cur int
-	if err := s.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&cur); err != nil {
+	// Each applied version has its row: a migration is applied once it is
+	// missing, not only when above the highest. Branches use separate
+	// number ranges and land in any order, so a database may already hold
+	// 121 when 092 arrives.
+	applied := map[int]bool{}
+	rows, err := s.w.QueryContext(ctx, `SELECT version FROM schema_version`)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
@@ -129,7 +146,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("migration %s: bad name", base)
 		}
-		if v <= cur {
+		if applied[v] {
 			continue
 		}
 		body, err := migrationFiles.ReadFile(name)

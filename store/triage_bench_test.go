@@ -124,8 +124,8 @@ func TestTriageLatency(t *testing.T) {
 		}
 		return nil
 	})
-	measure("usage: stored per day, 30 days (all 1M stored today)", 10, func() error {
-		_, err := st.MentionsStored(ctx, pid, series(30, 24*time.Hour))
+	measure("usage: days of the last 30", 10, func() error {
+		_, err := st.UsageDays(ctx, pid, now.AddDate(0, 0, -29))
 		return err
 	})
 	measure("stats by monitor, 14 days by day", 10, func() error {

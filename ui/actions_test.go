@@ -226,7 +226,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ = c.get("/groups")
-	must(t, body, "Acme", "Globex", "own brand", "<svg", "<title id=\"sov-w-t\">", "<desc id=\"sov-n-d\">")
+	must(t, body, "Acme", "Globex", "own brand", "100% positive · 0% neutral · 0% negative", "<svg", "<title id=\"sov-w-t\">", "<desc id=\"sov-n-d\">")
 	// Categories: relabel, disable, enable.
 	c.post("/a/update_category", url.Values{"id": {"complaint"}, "label": {"Gripes"}, "description": {"Unhappy posts"}, "_back": {"/categories"}}, true)
 	c.post("/a/delete_category", url.Values{"id": {"complaint"}, "_back": {"/categories"}}, true)

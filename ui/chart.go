@@ -44,8 +44,9 @@ type legendItem struct {
 }
 
 type tick struct {
-	X, Y  float64
-	Label string
+	X, Y   float64
+	Label  string
+	Anchor string // text-anchor: middle, or end for the last label at the right edge
 }
 
 // spikeMark is a marker over a day's bar that links to the mentions behind
@@ -133,7 +134,11 @@ func stackChart(id, title, desc string, days []stackDay, w float64, name func(st
 			c.Spikes = append(c.Spikes, sp)
 		}
 		if (len(days)-1-j)%every == 0 { // the last day always labelled
-			c.Labels = append(c.Labels, tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: name(d.Date)})
+			t := tick{X: x + bw/2, Y: c.PlotBottom + 16, Label: name(d.Date), Anchor: "middle"}
+			if t.X > c.W-24 { // would be cut at the right edge
+				t.X, t.Anchor = c.W-1, "end"
+			}
+			c.Labels = append(c.Labels, t)
 		}
 	}
 	return c
@@ -252,4 +257,39 @@ func shareBars(s *capability.SOVOut, sentiment map[string]map[string]int) []shar
 		out = append(out, b)
 	}
 	return out
+}
+
+// sparkline is a small line of daily counts, with its total and peak in
+// words for the text beside it.
+type sparkline struct {
+	Points     string // SVG polyline points in a 100×24 box
+	Total, Max int
+	Days       int
+}
+
+func newSparkline(counts []int, total int) sparkline {
+	sp := sparkline{Total: total, Days: len(counts)}
+	for _, c := range counts {
+		sp.Max = max(sp.Max, c)
+	}
+	if len(counts) == 0 {
+		return sp
+	}
+	var b strings.Builder
+	for i, c := range counts {
+		x := 0.0
+		if len(counts) > 1 {
+			x = 100 * float64(i) / float64(len(counts)-1)
+		}
+		y := 22.0
+		if sp.Max > 0 {
+			y = 22 - 20*float64(c)/float64(sp.Max)
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f", x, y)
+	}
+	sp.Points = b.String()
+	return sp
 }

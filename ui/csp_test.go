@@ -39,7 +39,7 @@ func TestNoInlineStyles(t *testing.T) {
 	whs, _ := e.st.ListWebhooks(ctx, e.proj.ID)
 	mentions := e.ingest(1, "one")
 	pages := []string{"/", "/?min_urgency=500", "/monitors", "/monitors/new", "/monitors/" + ms[0].ID, "/mentions/" + mentions[0].ID,
-		"/groups", "/alerts", "/webhooks", "/webhooks/" + whs[0].ID, "/categories", "/members", "/keys", "/account", "/usage",
+		"/groups", "/alerts", "/webhooks", "/webhooks/" + whs[0].ID, "/categories", "/members", "/keys", "/account", "/usage", "/wall", "/?overview=1",
 		"/settings", "/projects/new", "/doesnotexist", "/p/" + e.proj.Slug}
 	check := func(what, body string, h http.Header) {
 		t.Helper()

@@ -303,22 +303,6 @@ func formKey(capName, sent string) string {
 	return capName
 }
 
-// rerender renders the GET page at back with the action's state.
-func (u *UI) rerender(w http.ResponseWriter, r *http.Request, back string, st *actionState) {
-	bu, _ := url.Parse(back)
-	h, params, _ := u.pages.Lookup(http.MethodGet, bu.Path)
-	if h == nil {
-		bu, _ = url.Parse("/")
-		h, params, _ = u.pages.Lookup(http.MethodGet, "/")
-	}
-	r2 := r.Clone(context.WithValue(r.Context(), actionKey{}, st))
-	r2.Method = http.MethodGet
-	r2.URL = bu
-	r2.RequestURI = bu.RequestURI()
-	r2.Form, r2.PostForm = nil, nil
-	h(w, r2, params)
-}
-
 func (u *UI) forbidden(w http.ResponseWriter, err error) {
 	u.renderBare(w, http.StatusForbidden, "error", map[string]any{"Title": "Request refused", "Message": "This form has expired or came from another site (" + err.Error() + "). Go back, reload the page and try again."})
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,8 +24,8 @@ func highlight(text, search string, keywords []string) template.HTML {
 		if term == "" {
 			return
 		}
-		re, err := regexp.Compile(`(?i)` + regexp.QuoteMeta(term))
-		if err != nil {
+		re := termRegexp(term)
+		if re == nil {
 			return
 		}
 		for _, m := range re.FindAllStringIndex(text, -1) {
@@ -61,6 +62,30 @@ func highlight(text, search string, keywords []string) template.HTML {
 	}
 	b.WriteString(template.HTMLEscapeString(text[pos:]))
 	return template.HTML(b.String())
+}
+
+// termRegexps caches the compiled case-insensitive matcher of each term:
+// an inbox page highlights the same few terms in every row.
+var termRegexps = struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}{m: map[string]*regexp.Regexp{}}
+
+func termRegexp(term string) *regexp.Regexp {
+	termRegexps.Lock()
+	defer termRegexps.Unlock()
+	if re, ok := termRegexps.m[term]; ok {
+		return re
+	}
+	re, err := regexp.Compile(`(?i)` + regexp.QuoteMeta(term))
+	if err != nil {
+		return nil
+	}
+	if len(termRegexps.m) >= 1024 { // bounded: search terms come from users
+		clear(termRegexps.m)
+	}
+	termRegexps.m[term] = re
+	return re
 }
 
 // glued reports whether a letter or digit touches position i of s, after it

@@ -40,7 +40,8 @@ type inboxData struct {
 	Sort      string              // "" (newest first) or "urgency"
 	SortLinks []viewLink          // the same filters newest first and most urgent first
 	Views     []viewLink
-	Overview  *overview // nil when the statistics are not available
+	Overview  *overview // rendered in the page (?overview=1, for browsers without JavaScript)
+	HasStats  bool      // get_mention_stats is served: the overview loads after the page
 	Monitors  []*store.Monitor
 	PollFrom  string
 	Options   map[string][]string
@@ -50,6 +51,16 @@ type inboxData struct {
 type viewLink struct {
 	ID, Name, Href string
 	Current        bool
+	Count          string // how many mentions it holds now ("12", "1000+"); "" when not counted
+	query          string // its filters, to count it
+}
+
+// countLabel words a capped count: "1000+" when there are more.
+func countLabel(n int, capped bool) string {
+	if capped {
+		return fmt.Sprintf("%d+", n)
+	}
+	return fmt.Sprint(n)
 }
 
 // ErrFor is the message of the filter error naming param.
@@ -60,6 +71,23 @@ func (d *inboxData) ErrFor(param string) string {
 		}
 	}
 	return ""
+}
+
+// Link is path with the inbox's query and, when k is set, k=v: one URL
+// built whole (html/template escapes a query interpolated into a URL as
+// one value, which would turn "a=b" into "a%3db").
+func (d *inboxData) Link(path, k, v string) string {
+	q := url.Values{}
+	for key, vs := range d.Q {
+		q[key] = vs
+	}
+	if k != "" {
+		q.Set(k, v)
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }
 
 // Export is the CSV download of the current filters.
@@ -77,7 +105,8 @@ func (d *inboxData) Export() string {
 }
 
 // builtinViews are the inbox's own views, before the saved ones.
-var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new"}, {Name: "Urgent", Href: "/?min_urgency=70&status=new"}}
+var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new", query: "status=new"},
+	{Name: "Urgent", Href: "/?min_urgency=70&status=new", query: "min_urgency=70&status=new"}}
 
 type rowsData struct {
 	Items    []*store.Mention
@@ -195,6 +224,14 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			d.OpenPanel = false
 		}
 		v.Href = withSort(v.Href)
+		if v.query != "" { // count_mentions stops at 1000: cheap at any size
+			vq, _ := url.ParseQuery(v.query)
+			if o := u.run(ctx, pg.P, "count_mentions", vq, true); o.Err == nil {
+				if c, ok := o.Data.(*capability.CountOut); ok {
+					v.Count = countLabel(c.Count, c.CountCapped)
+				}
+			}
+		}
 		d.Builtin = append(d.Builtin, v)
 	}
 	if o := u.exec(ctx, pg.P, "list_views", &capability.Empty{}); o.Err == nil {
@@ -204,11 +241,19 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			if cur {
 				d.OpenPanel = false
 			}
-			d.Views = append(d.Views, viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur})
+			vl := viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur}
+			if v.Count != nil {
+				vl.Count = countLabel(*v.Count, v.CountCapped)
+			}
+			d.Views = append(d.Views, vl)
 		}
 	}
 	if d.QueryErr != nil {
 		d.OpenPanel = true
+	}
+	_, d.HasStats = u.svc.Capability("get_mention_stats")
+	if d.HasStats && rq.Get("overview") == "1" {
+		d.Overview = u.inboxOverview(r, pg.P, q)
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d

@@ -51,7 +51,7 @@ func TestViewsAndPanel(t *testing.T) {
 		if open != tc.open {
 			t.Errorf("%s: filter panel open %v, want %v", tc.q, open, tc.open)
 		}
-		cur := regexpMust(`aria-current="page">([^<]+)</a></li>`).FindAllStringSubmatch(body, -1)
+		cur := regexpMust(`aria-current="page">([^<]+?) ?(?:<span class="vcount"[^<]*</span><span[^<]*</span>)?</a></li>`).FindAllStringSubmatch(body, -1)
 		got := ""
 		for _, m := range cur {
 			if m[1] != "Inbox" {
@@ -131,8 +131,21 @@ func TestSortByUrgency(t *testing.T) {
 		t.Errorf("first row's urgency %v, want 29", urg[:min(3, len(urg))])
 	}
 	// The New view is still current, its link keeps the order, the panel stays closed.
-	must(t, body, `<a href="/?status=new&amp;sort=urgency" aria-current="page">New</a>`)
+	must(t, body, `<a href="/?status=new&amp;sort=urgency" aria-current="page">New <span class="vcount" data-count="`)
 	if strings.Contains(body, `<details class="filters" open>`) {
 		t.Error("the order opened the filter panel")
 	}
+}
+
+// TestViewCounts: the built-in New and Urgent views and saved views show
+// how many mentions they hold.
+func TestViewCounts(t *testing.T) {
+	_, c := ownerClient(t, 80) // urgency i%100: 10 of 80 reach 70
+	c.get("/")
+	if st, _, _ := c.post("/a/create_mention_view", url.Values{"name": {"Testimonials"}, "filters.category": {"testimonial"}, "_back": {"/"}}, true); st != http.StatusSeeOther {
+		t.Fatalf("save view: %d", st)
+	}
+	_, body, _ := c.get("/")
+	must(t, body, `New <span class="vcount" data-count="80">80</span>`, `Urgent <span class="vcount" data-count="10">10</span>`,
+		`Testimonials <span class="vcount" data-count="16">16</span>`)
 }

@@ -40,9 +40,8 @@ func (u *UI) MountInvites(r *httprouter.Router) {
 }
 
 func (u *UI) inviteHeaders(w http.ResponseWriter) {
-	// The token is in the path: no Referer may carry it to another site,
-	// and no cache may keep the page.
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	// The token is in the path: no cache may keep the page (every page's
+	// Referrer-Policy, same-origin, keeps it from other sites).
 	w.Header().Set("Cache-Control", "no-store")
 }
 

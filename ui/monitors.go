@@ -15,6 +15,7 @@ import (
 type monitorsData struct {
 	Monitors []*store.Monitor
 	Groups   map[string]string
+	Sparks   map[string]sparkline // monitor id → its last 30 days (nil: no statistics)
 }
 
 func (u *UI) monitors(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
@@ -28,6 +29,12 @@ func (u *UI) monitors(w http.ResponseWriter, r *http.Request, pg *page, _ httpro
 	d.Monitors = o.Data.(*capability.MonitorsOut).Monitors
 	for _, g := range u.keywordGroups(r, pg.P) {
 		d.Groups[g.ID] = g.Name
+	}
+	if st := u.mentionStats(r, pg.P, url.Values{"group_by": {"monitor"}, "interval": {"day"}, "date_preset": {"last_30_days"}}); st != nil {
+		d.Sparks = map[string]sparkline{}
+		for _, ms := range st.Monitors {
+			d.Sparks[ms.MonitorID] = newSparkline(ms.Counts, ms.Total)
+		}
 	}
 	pg.Data = d
 	u.render(w, pg, "monitors")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -45,7 +46,7 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 	} else {
 		d.SOV = o.Data.(*capability.SOVOut)
 		d.Chart, d.Narrow = sovCharts(d.SOV)
-		d.Bars = shareBars(d.SOV, nil)
+		d.Bars = shareBars(d.SOV, u.groupSentiment(r, pg.P, d.SOV))
 	}
 	pg.Data = d
 	u.render(w, pg, "groups")
@@ -132,6 +133,12 @@ func (u *UI) keys(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter
 	u.render(w, pg, "keys")
 }
 
+type usageData struct {
+	*capability.UsageOut
+	Wide, Narrow chart // mentions stored per day
+	Sum          int
+}
+
 type accountData struct {
 	*store.User
 	PasswordForm bool // change_password is served
@@ -146,10 +153,56 @@ func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprou
 
 func (u *UI) usage(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Usage", "usage"
-	u.listPage(w, r, pg, "usage", "get_usage", nil)
+	o := u.exec(r.Context(), pg.P, "get_usage", &capability.Empty{})
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	out := o.Data.(*capability.UsageOut)
+	d := &usageData{UsageOut: out}
+	if len(out.Days) > 0 {
+		days := make([]stackDay, 0, len(out.Days))
+		for _, day := range out.Days {
+			d.Sum += day.Mentions
+			days = append(days, stackDay{Date: day.Date, Segs: []stackSeg{{Count: day.Mentions, Color: "#0b5cad", Name: "mentions stored"}}})
+		}
+		desc := fmt.Sprintf("Bars of mentions stored per day from %s to %s (today so far last): %d in all.", out.Days[0].Date, out.Days[len(out.Days)-1].Date, d.Sum)
+		d.Wide = stackChart("use-w", "Mentions stored per day", desc, days, 720, nil)
+		d.Narrow = stackChart("use-n", "Mentions stored per day", desc, days, 360, nil)
+	}
+	pg.Data = d
+	u.render(w, pg, "usage")
 }
 
 func (u *UI) settings(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Project settings", "settings"
 	u.listPage(w, r, pg, "settings", "get_project", url.Values{"id": {pg.Project.ID}})
+}
+
+// groupSentiment counts each keyword group's relevant mentions per
+// sentiment over the share-of-voice window: get_mention_stats for each of
+// the group's monitors (nil when the statistics are not served).
+func (u *UI) groupSentiment(r *http.Request, p *capability.Principal, sov *capability.SOVOut) map[string]map[string]int {
+	if _, ok := u.svc.Capability("get_mention_stats"); !ok {
+		return nil
+	}
+	out := map[string]map[string]int{}
+	for _, m := range u.listMonitors(r, p) {
+		if m.GroupID == nil {
+			continue
+		}
+		st := u.mentionStats(r, p, url.Values{"monitor_id": {m.ID}, "is_relevant": {"true"}, "since": {sov.Since}, "until": {sov.Until}, "interval": {"day"}})
+		if st == nil {
+			continue
+		}
+		c := out[*m.GroupID]
+		if c == nil {
+			c = map[string]int{}
+			out[*m.GroupID] = c
+		}
+		c["positive"] += st.Totals.Positive
+		c["neutral"] += st.Totals.Neutral
+		c["negative"] += st.Totals.Negative
+	}
+	return out
 }

@@ -56,7 +56,7 @@ func TestAuthRedirects(t *testing.T) {
 	e := newEnv(t)
 	e.seed(3)
 	c := e.client()
-	for _, p := range []string{"/", "/inbox", "/monitors", "/monitors/new", "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings"} {
+	for _, p := range []string{"/", "/inbox", "/monitors", "/monitors/new", "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/wall", "/?overview=1"} {
 		st, _, h := c.get(p)
 		if st != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
 			t.Errorf("%s logged out: %d %q", p, st, h.Get("Location"))
@@ -65,6 +65,12 @@ func TestAuthRedirects(t *testing.T) {
 	st, body, _ := c.get("/ui/mentions")
 	if st != 401 || !strings.Contains(body, "UNAUTHORIZED") {
 		t.Errorf("ui endpoint logged out: %d %s", st, body)
+	}
+	if st, _, _ := c.get("/ui/overview"); st != 401 {
+		t.Errorf("overview fragment logged out: %d", st)
+	}
+	if st, _, h := c.get("/export.csv"); st != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
+		t.Errorf("export logged out: %d %q", st, h.Get("Location"))
 	}
 	// Wrong password: inline error, no cookie.
 	c.get("/login")

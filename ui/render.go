@@ -276,7 +276,7 @@ func label(s string) string {
 }
 
 var sourceNames = map[string]string{"x": "X", "reddit": "Reddit", "youtube": "YouTube", "linkedin": "LinkedIn", "threads": "Threads",
-	"hn": "Hacker News", "news": "News", "reviews": "Reviews"}
+	"bluesky": "Bluesky", "mastodon": "Mastodon", "hn": "Hacker News", "news": "News", "reviews": "Reviews"}
 
 func sourceName(s string) string {
 	if n, ok := sourceNames[s]; ok {
@@ -316,7 +316,7 @@ func byline(handle, source string) string {
 
 // sourceIcon is a small text badge per platform (no external assets).
 func sourceIcon(s string) template.HTML {
-	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "hn": "Y", "news": "N", "reviews": "★"}[s]
+	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "bluesky": "🦋", "mastodon": "m", "hn": "Y", "news": "N", "reviews": "★"}[s]
 	if short == "" {
 		short = "•"
 	}

@@ -51,7 +51,6 @@ type UI struct {
 	log    *slog.Logger
 	secure bool // cookies get Secure (the base URL is https)
 	tpl    *templates
-	pages  *httprouter.Router // GET pages, also used to re-render after a failed action
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
 	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
@@ -74,12 +73,7 @@ func New(svc *capability.Service) *UI {
 // Mount registers the UI's routes on r. Routes are explicit (httprouter
 // cannot mix a root catch-all with /api/v1).
 func (u *UI) Mount(r *httprouter.Router) {
-	u.pages = httprouter.New()
-	page := func(path string, h pageHandler) {
-		hh := u.authed(h)
-		r.GET(path, hh)
-		u.pages.GET(path, hh)
-	}
+	page := func(path string, h pageHandler) { r.GET(path, u.authed(h)) }
 	page("/", u.inbox)
 	page("/inbox", u.inbox)
 	page("/mentions/:id", u.mention)
@@ -109,6 +103,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	// Small JSON/fragment endpoints for the inbox's JavaScript.
 	r.GET("/ui/mentions", u.authedAPI(u.mentionRows))
 	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
+	r.GET("/ui/overview", u.authedAPI(u.overviewFragment))
 	r.POST("/ui/status", u.authedAPI(u.setStatus))
 	r.POST("/ui/preview", u.authedAPI(u.preview))
 	r.POST("/ui/density", u.setDensity)
@@ -352,8 +347,6 @@ func (p *page) V(key, field string, def any) any {
 	return def
 }
 
-type actionKey struct{}
-
 // fieldState is one control's error: its message and the control's id.
 // The error paragraph gets the id "{id}-err" and the control names it in
 // aria-describedby, so a screen reader reads the error with the field.
@@ -369,7 +362,7 @@ func (f fieldState) Attrs() template.HTMLAttr {
 	return template.HTMLAttr(` aria-invalid="true" aria-describedby="` + template.HTMLEscapeString(f.ID) + `-err"`)
 }
 
-// actionState is carried into a page re-rendered after a POST.
+// actionState is what a form's POST leaves for the page it redirects to (prg.go).
 type actionState struct {
 	err    *capability.Error
 	errs   []*capability.Error // every field's error, err's first
@@ -409,19 +402,12 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		}
 		u.setCookie(w, flashCookie, "", -1)
 	}
-	st, ok := r.Context().Value(actionKey{}).(*actionState)
-	if !ok {
-		st = u.takeStash(w, r, s)
-	}
-	if st != nil {
+	if st := u.takeStash(w, r, s); st != nil {
 		pg.Form = st.form
 		if st.err == nil {
 			pg.Result, pg.ResCap = st.result, st.cap
 		} else {
 			pg.Err, pg.ErrCap, pg.ErrForm = st.err, st.cap, st.key
-			if ok { // a failed form re-rendered in the POST response says so in its status
-				pg.Status = st.err.Status
-			}
 			pg.Errs = st.errs
 			if len(pg.Errs) == 0 {
 				pg.Errs = []*capability.Error{st.err}

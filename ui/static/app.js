@@ -1,7 +1,9 @@
 // Earshot dashboard: progressive enhancement only. Every page works without
-// this file; with it the inbox gets keyboard triage, in-place status
-// changes, bulk actions, infinite scroll and live new mentions, and the
-// monitor form a live preview.
+// this file; with it the inbox gets keyboard triage that drains a status
+// view with undo, in-place status and public-page changes, bulk actions,
+// infinite scroll, live new mentions and its overview fetched after the
+// rows; every page the phone menu, copy buttons, focus on a form's first
+// error, g-jumps and the shortcut help; the monitor form a live preview.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -82,10 +84,25 @@
       var err = $("main .error[role=alert]");
       if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
     }
-    // The overview is open beside the inbox on a wide screen, folded above it on a narrow one.
-    $$("details[data-open-wide]").forEach(function (d) {
-      if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
-    });
+    // The overview is open beside the inbox on a wide screen, folded above
+    // it on a narrow one; the inbox fetches it after the page.
+    function openWide() {
+      $$("details[data-open-wide]").forEach(function (d) {
+        if (window.matchMedia && window.matchMedia("(min-width: 1100px)").matches) d.open = true;
+      });
+    }
+    openWide();
+    var ov = $("#overview[data-src]");
+    if (ov) {
+      fetch(ov.getAttribute("data-src"), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (j) {
+        if (!j.html) { ov.remove(); return; }
+        var wasOpen = $("details", ov) && $("details", ov).open;
+        var nu = frag(j.html).firstElementChild;
+        ov.replaceWith(nu);
+        if (wasOpen) $("details", nu).open = true;
+        openWide();
+      }).catch(function () {});
+    }
     var help = $("#help"), g = 0;
     var jumps = { i: "/", n: "/?status=new", m: "/monitors", v: "/groups", a: "/alerts", u: "/usage", s: "/settings", k: "/keys", w: "/webhooks" };
     document.addEventListener("keydown", function (e) {
@@ -192,6 +209,7 @@
           }
         });
         if (drain && wasCur && j.rows[wasCur]) { cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
+        if (drain) bumpCount(-rec.items.length);
         updateCount();
         var n = changed.length;
         var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
@@ -206,6 +224,13 @@
       }).catch(function () { showError("Network error; nothing was changed."); });
     }
     function setStatus(ids, status) { change(ids, "status", status); }
+    // The current view's count follows what leaves it and comes back.
+    function bumpCount(d) {
+      var c = $('.view-list a[aria-current="page"] .vcount');
+      if (!c || !/^\d+$/.test(c.textContent)) return;
+      var n = Math.max(0, parseInt(c.textContent, 10) + d);
+      c.textContent = String(n); c.setAttribute("data-count", String(n));
+    }
     function undo() {
       var rec = undoStack.pop();
       if (!rec) { announce("Nothing to undo"); return; }
@@ -230,6 +255,7 @@
             if (!restored) restored = nu;
           });
           var empty = $("#more .empty"); if (empty) empty.remove();
+          bumpCount(items.filter(function (it) { return it.after !== undefined; }).length);
           if (restored) setCur(restored);
           showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[pv] + ".", false);
           announce("Undone");

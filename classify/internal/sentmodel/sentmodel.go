@@ -34,6 +34,10 @@ type Model struct {
 	// Trained records what the model was trained on, for the NOTICE and
 	// EVAL.md.
 	Trained string `json:"trained,omitempty"`
+	// Features fingerprints the feature extraction the model was trained
+	// with (classify's FeatureFingerprint); a model whose fingerprint
+	// differs from the code's was trained on other features.
+	Features string `json:"features,omitempty"`
 }
 
 // FNV-1a, inlined so hashing a feature allocates nothing.

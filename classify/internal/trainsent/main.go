@@ -115,6 +115,7 @@ func main() {
 	sort.Strings(vocab)
 	m := sentmodel.Model{
 		Classes: sentmodel.Classes, Dense: classify.DenseFeatureNames(), Buckets: classify.SentimentBuckets, W: w, B: b, Vocab: vocab,
+		Features: classify.FeatureFingerprint(),
 		Trained: fmt.Sprintf("GoEmotions train %d rows (w %g), VADER tweets even ids %d (w %g), Mini-BAR star ratings %d (w %g); L2 %g, %d epochs, class prior removed %g",
 			len(ge), *wGo, len(vd), *wVader, len(mb), *wMini, *l2, *epochs, *prior),
 	}
