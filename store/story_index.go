@@ -75,13 +75,19 @@ func batchKeys(projectID string, batch []NewMention) []storyKeys {
 	return keys
 }
 
+// maxSlotLinks bounds the links a mention is filed under (its own URL
+// and the first links of its text), so a slot holds no pointer and the
+// garbage collector never scans the index.
+const maxSlotLinks = 4
+
 // storySlot is one recent mention in the index.
 type storySlot struct {
 	rowid     int64
 	scope     uint64 // story.Hash(project id)
 	collected int64  // unix seconds
-	storyID   string // "" while the mention is alone
-	linkKeys  []uint64
+	story     uuid.UUID // its story; zero while the mention is alone
+	nLinks    int
+	linkKeys  [maxSlotLinks]uint64
 	hasSig    bool
 	sig       story.Sig
 	bands     [story.Bands]uint64 // band keys, kept so eviction need not recompute them
@@ -119,7 +125,7 @@ func (ix *storyIndex) reset() {
 
 // eachKey calls fn with every key a slot is filed under.
 func (sl *storySlot) eachKey(fn func(uint64)) {
-	for _, k := range sl.linkKeys {
+	for _, k := range sl.linkKeys[:sl.nLinks] {
 		fn(k)
 	}
 	if sl.hasSig {
@@ -293,9 +299,10 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 	if err != nil {
 		return err
 	}
-	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands}
+	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), hasSig: k.hasSig, sig: k.sig, bands: k.bands}
+	sl.nLinks = copy(sl.linkKeys[:], k.linkKeys)
 	if m.StoryID != nil { // rebuilding: already grouped
-		sl.storyID = *m.StoryID
+		sl.story, _ = uuid.Parse(*m.StoryID)
 		ix.add(sl)
 		return nil
 	}
@@ -311,7 +318,7 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 			return err
 		}
 		if sid != "" {
-			sl.storyID = sid
+			sl.story = uuid.MustParse(sid)
 			m.StoryID, m.StoryCount, m.StorySources = &sid, count, sources
 		}
 	}
@@ -324,7 +331,7 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 // prev's mention is gone).
 func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *Mention, rowid int64, link string) (string, int, map[string]int, error) {
 	ts := now()
-	if prev.storyID == "" {
+	if prev.story == (uuid.UUID{}) {
 		var first Mention
 		err := tx.QueryRowContext(ctx, `SELECT id, source, published_at, ai_summary, text FROM mentions WHERE rowid = ? AND project_id = ?`,
 			prev.rowid, m.ProjectID).Scan(&first.ID, &first.Source, &first.PublishedAt, &first.AISummary, &first.Text)
@@ -351,9 +358,10 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid IN (?, ?)`, sid, prev.rowid, rowid); err != nil {
 			return "", 0, nil, err
 		}
-		prev.storyID = sid
+		prev.story = uuid.MustParse(sid)
 		return sid, 2, sources, nil
 	}
+	sid := prev.story.String()
 	var count int
 	var sources string
 	err := tx.QueryRowContext(ctx, `UPDATE stories SET mention_count = mention_count + 1,
@@ -361,21 +369,21 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 			latest_mention_id = CASE WHEN (?2, ?3) > (last_seen, latest_mention_id) THEN ?3 ELSE latest_mention_id END,
 			last_seen = max(last_seen, ?2), first_seen = min(first_seen, ?2),
 			link = CASE WHEN link = '' THEN ?4 ELSE link END, updated_at = ?5
-		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, prev.storyID).Scan(&count, &sources)
+		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, sid).Scan(&count, &sources)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", 0, nil, nil
 	}
 	if err != nil {
 		return "", 0, nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid = ?`, prev.storyID, rowid); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid = ?`, sid, rowid); err != nil {
 		return "", 0, nil, err
 	}
 	src := map[string]int{}
 	if err := json.Unmarshal([]byte(sources), &src); err != nil {
-		return "", 0, nil, fmt.Errorf("story %s sources: %w", prev.storyID, err)
+		return "", 0, nil, fmt.Errorf("story %s sources: %w", sid, err)
 	}
-	return prev.storyID, count, src, nil
+	return sid, count, src, nil
 }
 
 // newer reports whether (at, id) comes after (at2, id2) in list order.
