@@ -83,8 +83,8 @@ const maxSlotLinks = 4
 // storySlot is one recent mention in the index.
 type storySlot struct {
 	rowid     int64
-	scope     uint64 // story.Hash(project id)
-	collected int64  // unix seconds
+	scope     uint64    // story.Hash(project id)
+	collected int64     // unix seconds
 	story     uuid.UUID // its story; zero while the mention is alone
 	nLinks    int
 	linkKeys  [maxSlotLinks]uint64
