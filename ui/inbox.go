@@ -40,8 +40,9 @@ type inboxData struct {
 	Sort      string              // "" (newest first) or "urgency"
 	SortLinks []viewLink          // the same filters newest first and most urgent first
 	Views     []viewLink
-	Overview  *overview // rendered in the page (?overview=1, for browsers without JavaScript)
-	HasStats  bool      // get_mention_stats is served: the overview loads after the page
+	Overview  *overview   // rendered in the page (?overview=1, for browsers without JavaScript)
+	HasStats  bool        // get_mention_stats is served: the overview loads after the page
+	Bursts    []spikeItem // spikes recorded in the last 24 hours
 	Monitors  []*store.Monitor
 	PollFrom  string
 	Options   map[string][]string
@@ -251,6 +252,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	if d.QueryErr != nil {
 		d.OpenPanel = true
 	}
+	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")
 	if d.HasStats && rq.Get("overview") == "1" {
 		d.Overview = u.inboxOverview(r, pg.P, q)

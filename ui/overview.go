@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"earshot/capability"
+	"earshot/store"
 )
 
 // overview is the inbox's picture of the conversation for its filters:
@@ -178,4 +180,53 @@ func (u *UI) overviewFragment(w http.ResponseWriter, r *http.Request, s *session
 		return nil, capability.Internal()
 	}
 	return map[string]any{"html": html}, nil
+}
+
+// recentSpikes are the bursts the spike detector recorded in the last 24
+// hours (list_spikes), in words, each linked to the inbox listing the
+// mentions behind it: fifteen outage posts in an hour read as one line
+// above the rows, not only as fifteen rows.
+func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*store.Monitor) []spikeItem {
+	if _, ok := u.svc.Capability("list_spikes"); !ok {
+		return nil
+	}
+	since := u.now().Add(-24 * time.Hour)
+	o := u.run(r.Context(), p, "list_spikes", url.Values{"since": {store.FormatTime(since)}, "limit": {"5"}}, true)
+	if o.Err != nil {
+		return nil
+	}
+	out, ok := o.Data.(*capability.SpikesOut)
+	if !ok {
+		return nil
+	}
+	names := map[string]string{}
+	for _, m := range monitors {
+		names[m.ID] = m.Name
+	}
+	var items []spikeItem
+	for _, sp := range out.Spikes {
+		q := url.Values{"since": {sp.BucketStart}, "until": {sp.BucketEnd}, "is_relevant": {"true"}}
+		what := "mentions"
+		if sp.Kind == "negative" {
+			q.Set("sentiment", "negative")
+			what = "negative mentions"
+		}
+		of := ""
+		if sp.MentionsQuery != nil {
+			q.Set("monitor_id", sp.MentionsQuery.MonitorID)
+			if n := names[sp.MentionsQuery.MonitorID]; n != "" {
+				of = " for " + n
+			}
+		}
+		hour := sp.BucketStart
+		if t, ok := parseTime(sp.BucketStart); ok {
+			hour = t.UTC().Format("15:04") + " UTC"
+		}
+		items = append(items, spikeItem{Label: fmt.Sprintf("%d %s%s in the hour from %s (usually about %.0f)", sp.Count, what, of, hour, sp.Baseline),
+			Href: "/?" + q.Encode()})
+		if len(items) == 3 {
+			break
+		}
+	}
+	return items
 }

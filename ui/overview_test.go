@@ -108,3 +108,28 @@ func TestUsageTrend(t *testing.T) {
 	_, body, _ := c.get("/usage")
 	must(t, body, "Mentions stored per day, last", `<title id="use-w-t">`, `<title id="use-n-t">`, "mentions stored: 7</title>", "7 in ")
 }
+
+// TestRecentSpikesBanner: a spike the detector recorded in the last day
+// heads the inbox in words, linked to the mentions behind it.
+func TestRecentSpikesBanner(t *testing.T) {
+	e, c := ownerClient(t, 0)
+	ctx := context.Background()
+	c.get("/monitors/new")
+	c.post("/a/create_monitor", url.Values{"name": {"Acme brand"}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	ms, _ := e.st.ListMonitors(ctx, e.proj.ID)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	if _, err := e.st.RecordSpikes(ctx, e.proj.ID, []store.SpikeFinding{{SpikeScope: store.SpikeScope{Scope: "monitor", ID: ms[0].ID},
+		Kind: "negative", BucketStart: hour, Count: 15, Baseline: 1, Score: 9, Threshold: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := c.get("/")
+	must(t, body, "Spikes in the last 24 hours", "15 negative mentions for Acme brand in the hour from "+hour.Format("15:04")+" UTC (usually about 1)")
+	link := regexpMust(`<section class="bursts"[^>]*>.*?<a href="([^"]+)"`).FindStringSubmatch(body)
+	if link == nil {
+		t.Fatal("no link to the spike's mentions")
+	}
+	u, _ := url.Parse(strings.ReplaceAll(link[1], "&amp;", "&"))
+	if u.Query().Get("monitor_id") != ms[0].ID || u.Query().Get("sentiment") != "negative" || u.Query().Get("since") == "" {
+		t.Errorf("spike link %q", link[1])
+	}
+}

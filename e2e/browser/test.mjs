@@ -376,6 +376,28 @@ try {
   await axeCheck(lp, "/login 360");
   await anon2.close();
 
+  console.log("password change");
+  await page.goto(BASE + "/account");
+  await page.getByLabel("Current password").fill("password123");
+  await page.getByLabel("New password", { exact: false }).first().fill("a-better-pass-1");
+  await page.getByLabel("New password again").fill("a-better-pass-2");
+  await Promise.all([page.waitForURL(BASE + "/account"), page.getByRole("button", { name: "Change password" }).click()]);
+  check((await page.locator(".field-error").allTextContents()).some(t => t.includes("differ")), "a mistyped repeat is refused in words");
+  check(await page.evaluate(() => document.activeElement && document.activeElement.getAttribute("aria-invalid")) === "true", "focus on that error");
+  await page.getByLabel("Current password").fill("password123");
+  await page.getByLabel("New password", { exact: false }).first().fill("a-better-pass-1");
+  await page.getByLabel("New password again").fill("a-better-pass-1");
+  await Promise.all([page.waitForURL(BASE + "/account"), page.getByRole("button", { name: "Change password" }).click()]);
+  check((await page.locator(".flash").textContent() || "").includes("Password changed"), "the password is changed");
+  const fresh = await browser.newContext();
+  const fp = await fresh.newPage();
+  await fp.goto(BASE + "/login");
+  await fp.getByLabel("Email").fill("owner@example.com");
+  await fp.getByLabel("Password").fill("a-better-pass-1");
+  await Promise.all([fp.waitForURL(BASE + "/", { timeout: 10000 }).catch(() => {}), fp.getByRole("button", { name: "Log in" }).click()]);
+  check(fp.url() === BASE + "/", "the new password logs in");
+  await fresh.close();
+
   check(consoleErrors.length === 0, "no console errors" + (consoleErrors.length ? ": " + consoleErrors.join(" | ") : ""));
 } catch (e) {
   failures++;
