@@ -431,7 +431,17 @@ func TestMCPRefusesAmbiguousJSON(t *testing.T) {
 		"duplicate key":  call(`{"name":"a","name":"b"}`),
 	} {
 		st, raw := mcpRaw(t, e, e.keyA, body)
-		if st != 400 || !strings.Contains(raw, "VALIDATION_ERROR") {
+		// A JSON-RPC parse error, so an MCP client gets a protocol answer.
+		var rpc struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if st != 400 || json.Unmarshal([]byte(raw), &rpc) != nil || rpc.JSONRPC != "2.0" || string(rpc.ID) != "null" ||
+			rpc.Error.Code != -32700 || !strings.HasPrefix(rpc.Error.Message, "VALIDATION_ERROR: ") {
 			t.Errorf("%s: %d %.300s", name, st, raw)
 		}
 	}
