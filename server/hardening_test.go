@@ -329,7 +329,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 	sprayer := clientFrom(t, "127.0.0.4")
 	var wg sync.WaitGroup
 	var limitedN atomic.Int32
-	for i := range 40 {
+	for i := range 80 { // 30 pass the per-address burst; the rest stay limited even if a loaded machine spreads the arrivals over a minute
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -340,7 +340,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 	}
 	wg.Wait()
 	if limitedN.Load() < 5 {
-		t.Fatalf("40 emails at once from one address: only %d limited", limitedN.Load())
+		t.Fatalf("80 emails at once from one address: only %d limited", limitedN.Load())
 	}
 }
 
