@@ -8,7 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,7 +273,9 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 	for _, f := range c.Fields {
 		byName[f.Name] = f
 	}
-	for k, raw := range values {
+	// In key order, so the same bad request always gets the same first error.
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		raw := values[k]
 		f, ok := byName[k]
 		if !ok || (accept != nil && !accept(f)) {
 			return nil, Invalid(k, "unknown field %q", k)

@@ -306,7 +306,7 @@ func (e *CSVExport) MarshalJSON() ([]byte, error) {
 
 var csvHeader = []string{"id", "published_at", "collected_at", "source", "url", "author_handle", "text", "category", "sentiment",
 	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement",
-	"own", "category_reason", "urgency_reason", "relevance_reason"}
+	"own", "category_reason", "urgency_reason", "relevance_reason", "story_id", "story_count"}
 
 // Stream writes the header and every row, reading the store page by page so
 // memory stays flat whatever the row count.
@@ -331,7 +331,7 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 			eng, _ := json.Marshal(m.Engagement)
 			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
 				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng),
-				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason}
+				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason, deref(m.StoryID), strconv.Itoa(m.StoryCount)}
 			for i := range rec {
 				rec[i] = SafeCell(rec[i])
 			}

@@ -118,3 +118,11 @@ func (s *Service) storyFilter(ctx context.Context, p *Principal, q MentionQuery,
 	}
 	return nil
 }
+
+// deref is a nullable string's value, "" for null (CSV cells).
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -23,6 +23,9 @@ type Post struct {
 	Text            string           // plain text: entities unescaped; HTML stripped only from fields that are HTML
 	PublishedAt     time.Time        // UTC
 	Engagement      map[string]int64 // platform counters; reddit: upvotes, comments
+	// Links are pages the post links to that URL and Text do not show (an
+	// HN or Reddit link submission's target); stories group by them.
+	Links []string
 }
 
 // Query is what one scan of one monitor asks a collector for.

@@ -62,6 +62,7 @@ type hnHit struct {
 	CreatedAt   string   `json:"created_at"`
 	CreatedAtI  int64    `json:"created_at_i"`
 	Title       *string  `json:"title"`
+	URL         *string  `json:"url"`
 	Author      *string  `json:"author"`
 	Points      *int64   `json:"points"`
 	StoryText   *string  `json:"story_text"`
@@ -189,6 +190,9 @@ func (hit hnHit) post() (Post, error) {
 		p.Text = PlainText(*hit.CommentText)
 	} else {
 		p.Text = joinText(PlainText(hnString(hit.Title)), PlainText(hnString(hit.StoryText)))
+	}
+	if hit.URL != nil && *hit.URL != "" && hit.CommentText == nil { // a link submission's article
+		p.Links = []string{*hit.URL}
 	}
 	if hit.Points != nil {
 		p.Engagement["points"] = *hit.Points

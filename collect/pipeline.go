@@ -273,7 +273,8 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 			p.met.posts.Inc(source, "duplicate")
 		} else if ok {
 			first = append(first, store.NewMention{Source: source, ExternalID: post.ExternalID, URL: post.URL, AuthorHandle: post.AuthorHandle,
-				Text: post.Text, PublishedAt: post.PublishedAt, Engagement: post.Engagement, MonitorIDs: []string{m.ID}, Category: "other", Sentiment: "neutral"})
+				Text: post.Text, PublishedAt: post.PublishedAt, Engagement: post.Engagement, MonitorIDs: []string{m.ID}, Category: "other", Sentiment: "neutral",
+				Links: post.Links})
 		} else {
 			fresh = append(fresh, post)
 		}
@@ -443,6 +444,7 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		IsRelevant: res.IsRelevant, Category: res.Category, Sentiment: res.Sentiment, Urgency: res.Urgency,
 		AISummary: res.Summary, Classifier: res.Classifier, CostUSD: res.CostUSD,
 		CategoryReason: res.CategoryReason, UrgencyReason: res.UrgencyReason, RelevanceReason: res.RelevanceReason, Own: own,
+		Links: post.Links,
 	}, nil
 }
 

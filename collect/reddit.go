@@ -105,6 +105,8 @@ type redditThing struct {
 	Selftext    string   `json:"selftext"`
 	Body        string   `json:"body"`
 	Permalink   string   `json:"permalink"`
+	URL         string   `json:"url"`     // a link post's target (a self post's own address)
+	IsSelf      bool     `json:"is_self"` // a text post
 	Score       *int64   `json:"score"`
 	NumComments *int64   `json:"num_comments"`
 	CreatedUTC  *float64 `json:"created_utc"`
@@ -284,6 +286,9 @@ func (t redditThing) post() Post {
 		Text:         joinText(UnescapeText(t.Title), UnescapeText(body)), // plain text (raw_json=1), not HTML
 		PublishedAt:  UnixTime(*t.CreatedUTC),
 		Engagement:   map[string]int64{},
+	}
+	if t.URL != "" && !t.IsSelf && t.Body == "" && t.Title != "" { // a link post's target
+		p.Links = []string{t.URL}
 	}
 	if t.Score != nil {
 		p.Engagement["upvotes"] = *t.Score

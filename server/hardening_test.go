@@ -329,7 +329,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 	sprayer := clientFrom(t, "127.0.0.4")
 	var wg sync.WaitGroup
 	var limitedN atomic.Int32
-	for i := range 40 {
+	for i := range 80 { // 30 pass the per-address burst; the rest stay limited even if a loaded machine spreads the arrivals over a minute
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -340,7 +340,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 	}
 	wg.Wait()
 	if limitedN.Load() < 5 {
-		t.Fatalf("40 emails at once from one address: only %d limited", limitedN.Load())
+		t.Fatalf("80 emails at once from one address: only %d limited", limitedN.Load())
 	}
 }
 
@@ -431,7 +431,17 @@ func TestMCPRefusesAmbiguousJSON(t *testing.T) {
 		"duplicate key":  call(`{"name":"a","name":"b"}`),
 	} {
 		st, raw := mcpRaw(t, e, e.keyA, body)
-		if st != 400 || !strings.Contains(raw, "VALIDATION_ERROR") {
+		// A JSON-RPC parse error, so an MCP client gets a protocol answer.
+		var rpc struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if st != 400 || json.Unmarshal([]byte(raw), &rpc) != nil || rpc.JSONRPC != "2.0" || string(rpc.ID) != "null" ||
+			rpc.Error.Code != -32700 || !strings.HasPrefix(rpc.Error.Message, "VALIDATION_ERROR: ") {
 			t.Errorf("%s: %d %.300s", name, st, raw)
 		}
 	}

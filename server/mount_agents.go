@@ -66,7 +66,13 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		// SDK would answer 413 in plain text).
 		body, apiErr := s.readBody(w, r)
 		if apiErr == nil {
-			apiErr = checkJSONBody(body)
+			if e := checkJSONBody(body); e != nil {
+				// Text JSON-RPC cannot take (invalid UTF-8, a lone
+				// surrogate, a duplicate key) is a JSON-RPC parse error,
+				// so an MCP client sees a protocol answer, not a bare 400.
+				s.writeRPCParseError(w, id, e)
+				return
+			}
 		}
 		if apiErr == nil {
 			calls, apiErr = s.mcpCalls(body)
@@ -130,4 +136,20 @@ func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 		return 0, capability.Invalid("", "a JSON-RPC batch may hold at most %d calls; this one holds %d (send several requests, or one call per request)", s.opts.MaxMCPBatch, len(batch))
 	}
 	return max(len(batch), 1), nil
+}
+
+// writeRPCParseError answers a /mcp body the strict decoder refused with a
+// JSON-RPC 2.0 parse error (-32700, id null: the id cannot be trusted),
+// HTTP 400, the message led by the contract's error code as on stdio.
+func (s *Server) writeRPCParseError(w http.ResponseWriter, id string, e *capability.Error) {
+	s.setHeaders(w, id)
+	data := map[string]any{"code": e.Code, "request_id": id}
+	if e.Param != "" {
+		data["param"] = e.Param
+	}
+	s.writeJSON(w, http.StatusBadRequest, map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error":   map[string]any{"code": -32700, "message": e.Code + ": " + e.Message, "data": data},
+	})
 }

@@ -107,6 +107,13 @@ func TestStoriesAPI(t *testing.T) {
 		t.Errorf("collapse with collected_since: param %q", r.errParam())
 	}
 
+	// export_mentions takes the same options and names the story per row.
+	csv := string(e.do("GET", "/api/v1/exports/mentions?collapse=story", e.keyA, nil).raw)
+	lines := strings.Split(strings.TrimSpace(csv), "\r\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], ",story_id,story_count") || !strings.HasSuffix(lines[2], ","+sid+",4") || !strings.HasSuffix(lines[1], ",,1") {
+		t.Errorf("collapsed export:\n%s", csv)
+	}
+
 	// Triage the whole story.
 	drainEvents(t, e)
 	e.do("PATCH", "/api/v1/mentions/"+hn.ID, e.keyA, map[string]any{"status": "done"}).ok()

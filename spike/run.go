@@ -57,6 +57,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		found = r.Metrics.Counter("earshot_spikes_detected_total", "Spike records created, by kind (volume, negative) and scope (monitor, keyword_group).", "kind", "scope")
 		took = r.Metrics.Histogram("earshot_spike_run_seconds", "Duration of one spike detection run over every project.", []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 30})
 	}
+	first := true
 	for {
 		start := time.Now()
 		sps, err := r.RunOnce(ctx)
@@ -67,6 +68,17 @@ func (r *Runner) Run(ctx context.Context) error {
 		for _, sp := range sps {
 			found.Inc(sp.Kind, sp.Scope)
 		}
+		if first && every > firstRerun {
+			// A fresh start (or the demo) backfills in its first seconds:
+			// look again soon instead of a whole interval later.
+			first = false
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(firstRerun):
+			}
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -74,6 +86,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// firstRerun is when the run after the start-up one comes.
+const firstRerun = 30 * time.Second
 
 // RunOnce runs detection over every project and returns the new spikes.
 // A failing project is logged and skipped.

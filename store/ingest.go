@@ -32,6 +32,9 @@ type NewMention struct {
 	Own bool
 	// The classifier's one-sentence reasons (Mention.*Reason).
 	CategoryReason, UrgencyReason, RelevanceReason string
+	// Links are pages the post links to that neither URL nor Text shows
+	// (an HN or Reddit link submission's target); stories group by them.
+	Links []string
 }
 
 // IngestResult says what an ingest batch did.

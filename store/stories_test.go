@@ -89,6 +89,13 @@ func TestStoriesIncremental(t *testing.T) {
 	if first.StoryID == nil || *first.StoryID != sid || first.StoryCount != 3 {
 		t.Errorf("first mention: story %v count %d", first.StoryID, first.StoryCount)
 	}
+	// Reviews on one review page share the page's address: not a story.
+	rv := ingest(t, st, a,
+		post("reviews", "rv1", "https://www.g2.com/products/acme/reviews", "Great tool for small teams, setup took ten minutes and the board is clear.", t0),
+		post("reviews", "rv2", "https://www.g2.com/products/acme/reviews", "Terrible support, our invoices were wrong twice and nobody ever answered us.", t0))
+	if rv[1].StoryID != nil {
+		t.Errorf("two reviews of one review page made a story")
+	}
 	// The same link in another project is another project's business.
 	other := ingest(t, st, b, post("news", "n1", "https://example.com/news/acme-outage", outageText, t0))[0]
 	if other.StoryID != nil {
@@ -333,5 +340,39 @@ func TestStoryFilterPlan(t *testing.T) {
 		if !strings.Contains(plan, "mentions_story") || (!f.ByUrgency && strings.Contains(plan, "TEMP B-TREE")) {
 			t.Errorf("%+v: plan\n%s", f, plan)
 		}
+	}
+}
+
+// TestStoryExtraLinks: a link submission (HN, Reddit) names its article in
+// Links; an X post linking the article joins it, also after a restart,
+// when the index is rebuilt from the stored mentions.
+func TestStoryExtraLinks(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := storyProject(t, st, "L")
+	t0 := time.Now().Add(-time.Hour).UTC()
+	hn := post("hn", "h1", "https://news.ycombinator.com/item?id=77", "Acme raises a Series B", t0)
+	hn.Links = []string{"https://techcrunch.example/2026/acme-series-b/?utm_source=hn"}
+	ingest(t, st, p, hn)
+	st.Close()
+	st, err = store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	x := ingest(t, st, p, post("x", "x1", "https://x.com/a/status/1", "Big news for Acme https://techcrunch.example/2026/acme-series-b", t0.Add(time.Minute)))[0]
+	if x.StoryID == nil || x.StoryCount != 2 {
+		t.Fatalf("a post linking the HN submission's article: story %v count %d", x.StoryID, x.StoryCount)
+	}
+	s, err := st.Story(ctx, p, *x.StoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Link == nil || *s.Link != "techcrunch.example/2026/acme-series-b" {
+		t.Errorf("story link %v", s.Link)
 	}
 }

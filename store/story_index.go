@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,14 +35,26 @@ var storyWindowCap = 50_000 // a variable for tests
 type storyKeys struct {
 	scope    uint64   // story.Hash(project id)
 	links    []string // canonical
+	extra    []string // canonical NewMention.Links, kept with the mention for rebuilds
 	linkKeys []uint64 // story.LinkKey of each link
 	hasSig   bool
 	sig      story.Sig
 	bands    [story.Bands]uint64 // the signature's band keys
 }
 
-func keysOf(projectID, url, text string) storyKeys {
-	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text)}
+// keysOf computes a post's keys. A review's own URL is left out: review
+// sites give every review of a page that page's address (a review is one
+// customer's opinion, not a story), while links in its text still count.
+func keysOf(projectID, source, url, text string, extra []string) storyKeys {
+	if source == "reviews" {
+		url = ""
+	}
+	k := storyKeys{scope: story.Hash(projectID), links: story.MentionLinks(url, text, extra...)}
+	for _, l := range extra {
+		if c, ok := story.Canonical(l); ok && !slices.Contains(k.extra, c) {
+			k.extra = append(k.extra, c)
+		}
+	}
 	k.linkKeys = make([]uint64, len(k.links))
 	for i, l := range k.links {
 		k.linkKeys[i] = story.LinkKey(k.scope, l)
@@ -57,18 +70,24 @@ func keysOf(projectID, url, text string) storyKeys {
 func batchKeys(projectID string, batch []NewMention) []storyKeys {
 	keys := make([]storyKeys, len(batch))
 	for i := range batch {
-		keys[i] = keysOf(projectID, batch[i].URL, batch[i].Text)
+		keys[i] = keysOf(projectID, batch[i].Source, batch[i].URL, batch[i].Text, batch[i].Links)
 	}
 	return keys
 }
 
+// maxSlotLinks bounds the links a mention is filed under (its own URL
+// and the first links of its text), so a slot holds no pointer and the
+// garbage collector never scans the index.
+const maxSlotLinks = 4
+
 // storySlot is one recent mention in the index.
 type storySlot struct {
 	rowid     int64
-	scope     uint64 // story.Hash(project id)
-	collected int64  // unix seconds
-	storyID   string // "" while the mention is alone
-	linkKeys  []uint64
+	scope     uint64    // story.Hash(project id)
+	collected int64     // unix seconds
+	story     uuid.UUID // its story; zero while the mention is alone
+	nLinks    int
+	linkKeys  [maxSlotLinks]uint64
 	hasSig    bool
 	sig       story.Sig
 	bands     [story.Bands]uint64 // band keys, kept so eviction need not recompute them
@@ -106,7 +125,7 @@ func (ix *storyIndex) reset() {
 
 // eachKey calls fn with every key a slot is filed under.
 func (sl *storySlot) eachKey(fn func(uint64)) {
-	for _, k := range sl.linkKeys {
+	for _, k := range sl.linkKeys[:sl.nLinks] {
 		fn(k)
 	}
 	if sl.hasSig {
@@ -222,11 +241,11 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		rowid                                     int64
 		id, project, url, text, collected, source string
 		published, summary                        string
-		storyID                                   sql.NullString
+		storyID, extra                            sql.NullString
 	}
 	from := top.Int64 - int64(storyWindowCap)
 	for {
-		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id
+		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id, extra_links
 			FROM mentions WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT 2000`, from, top.Int64)
 		if err != nil {
 			return err
@@ -234,7 +253,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		var batch []row
 		for rows.Next() {
 			var r row
-			if err := rows.Scan(&r.rowid, &r.id, &r.project, &r.url, &r.text, &r.collected, &r.source, &r.published, &r.summary, &r.storyID); err != nil {
+			if err := rows.Scan(&r.rowid, &r.id, &r.project, &r.url, &r.text, &r.collected, &r.source, &r.published, &r.summary, &r.storyID, &r.extra); err != nil {
 				rows.Close()
 				return err
 			}
@@ -257,7 +276,12 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 				sid := r.storyID.String
 				m.StoryID = &sid
 			}
-			k := keysOf(r.project, r.url, r.text)
+			var extra []string // stored canonical (scheme-less): canonical again
+			for _, l := range strList(r.extra.String) {
+				extra = append(extra, "https://"+l)
+			}
+			k := keysOf(r.project, r.source, r.url, r.text, extra)
+			k.extra = nil // stored already
 			if err := s.assignStory(ctx, tx, m, r.rowid, &k); err != nil {
 				return err
 			}
@@ -275,11 +299,17 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 	if err != nil {
 		return err
 	}
-	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands}
+	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), hasSig: k.hasSig, sig: k.sig, bands: k.bands}
+	sl.nLinks = copy(sl.linkKeys[:], k.linkKeys)
 	if m.StoryID != nil { // rebuilding: already grouped
-		sl.storyID = *m.StoryID
+		sl.story, _ = uuid.Parse(*m.StoryID)
 		ix.add(sl)
 		return nil
+	}
+	if len(k.extra) > 0 { // kept for rebuilds (rebuildStories clears it)
+		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET extra_links = ? WHERE rowid = ?`, toJSON(k.extra), rowid); err != nil {
+			return err
+		}
 	}
 	m.StoryCount, m.StorySources = 1, map[string]int{m.Source: 1}
 	if prev, link := ix.match(k); prev != nil {
@@ -288,7 +318,7 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 			return err
 		}
 		if sid != "" {
-			sl.storyID = sid
+			sl.story = uuid.MustParse(sid)
 			m.StoryID, m.StoryCount, m.StorySources = &sid, count, sources
 		}
 	}
@@ -301,7 +331,7 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 // prev's mention is gone).
 func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *Mention, rowid int64, link string) (string, int, map[string]int, error) {
 	ts := now()
-	if prev.storyID == "" {
+	if prev.story == (uuid.UUID{}) {
 		var first Mention
 		err := tx.QueryRowContext(ctx, `SELECT id, source, published_at, ai_summary, text FROM mentions WHERE rowid = ? AND project_id = ?`,
 			prev.rowid, m.ProjectID).Scan(&first.ID, &first.Source, &first.PublishedAt, &first.AISummary, &first.Text)
@@ -328,9 +358,10 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 		if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid IN (?, ?)`, sid, prev.rowid, rowid); err != nil {
 			return "", 0, nil, err
 		}
-		prev.storyID = sid
+		prev.story = uuid.MustParse(sid)
 		return sid, 2, sources, nil
 	}
+	sid := prev.story.String()
 	var count int
 	var sources string
 	err := tx.QueryRowContext(ctx, `UPDATE stories SET mention_count = mention_count + 1,
@@ -338,21 +369,21 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 			latest_mention_id = CASE WHEN (?2, ?3) > (last_seen, latest_mention_id) THEN ?3 ELSE latest_mention_id END,
 			last_seen = max(last_seen, ?2), first_seen = min(first_seen, ?2),
 			link = CASE WHEN link = '' THEN ?4 ELSE link END, updated_at = ?5
-		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, prev.storyID).Scan(&count, &sources)
+		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, sid).Scan(&count, &sources)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", 0, nil, nil
 	}
 	if err != nil {
 		return "", 0, nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid = ?`, prev.storyID, rowid); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE mentions SET story_id = ? WHERE rowid = ?`, sid, rowid); err != nil {
 		return "", 0, nil, err
 	}
 	src := map[string]int{}
 	if err := json.Unmarshal([]byte(sources), &src); err != nil {
-		return "", 0, nil, fmt.Errorf("story %s sources: %w", prev.storyID, err)
+		return "", 0, nil, fmt.Errorf("story %s sources: %w", sid, err)
 	}
-	return prev.storyID, count, src, nil
+	return sid, count, src, nil
 }
 
 // newer reports whether (at, id) comes after (at2, id2) in list order.

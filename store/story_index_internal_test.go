@@ -17,16 +17,15 @@ func TestStoryIndexWindow(t *testing.T) {
 	storyWindowCap = 1500
 	var ix storyIndex
 	ix.reset()
-	scope := story.Hash("p")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	keys := func(i int) storyKeys {
-		k := keysOf("p", fmt.Sprintf("https://example.com/article-%d", i),
-			fmt.Sprintf("post %d: a long enough text for a fingerprint, with its own words number %d and %d", i, i*31, i*17))
+		k := keysOf("p", "news", fmt.Sprintf("https://example.com/article-%d", i),
+			fmt.Sprintf("post %d: a long enough text for a fingerprint, with its own words number %d and %d", i, i*31, i*17), nil)
 		return k
 	}
 	add := func(i int, at time.Time) {
 		k := keys(i)
-		ix.add(storySlot{rowid: int64(i), scope: scope, collected: at.Unix(), linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
+		ix.add(testSlot(&k, int64(i), at.Unix()))
 	}
 	found := func(i int) bool {
 		k := keys(i)
@@ -64,7 +63,7 @@ func BenchmarkStoryKeys(b *testing.B) {
 		"Tried Acme: export crash again, support ticket open since yesterday, pricing for the team plan is fine though",
 	}
 	for i := 0; b.Loop(); i++ {
-		keysOf("p", fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)])
+		keysOf("p", "x", fmt.Sprintf("https://x.com/i/status/%d", i), texts[i%len(texts)], nil)
 	}
 }
 
@@ -75,13 +74,13 @@ func BenchmarkStoryIndex(b *testing.B) {
 	ix.reset()
 	ks := make([]storyKeys, 4096)
 	for i := range ks {
-		ks[i] = keysOf(fmt.Sprint(i), fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13))
+		ks[i] = keysOf(fmt.Sprint(i), "x", fmt.Sprintf("https://x.com/i/status/%d", i), fmt.Sprintf("post %d with enough words to be fingerprinted, number %d, %d", i, i*7, i*13), nil)
 	}
 	t0 := time.Now().Unix()
 	for i := 0; b.Loop(); i++ {
 		k := &ks[i%len(ks)]
 		ix.match(k)
-		ix.add(storySlot{rowid: int64(i), scope: k.scope, collected: t0, linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
+		ix.add(testSlot(k, int64(i), t0))
 	}
 }
 
@@ -95,8 +94,8 @@ func TestStoryIndexMemory(t *testing.T) {
 	ix.reset()
 	t0 := time.Now().Unix()
 	for i := range storyWindowCap {
-		k := keysOf(fmt.Sprint(i%7), fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17))
-		ix.add(storySlot{rowid: int64(i), scope: k.scope, collected: t0, linkKeys: k.linkKeys, hasSig: k.hasSig, sig: k.sig, bands: k.bands})
+		k := keysOf(fmt.Sprint(i%7), "news", fmt.Sprintf("https://example.com/a/%d", i), fmt.Sprintf("post %d: a long enough text for a fingerprint, words %d and %d", i, i*31, i*17), nil)
+		ix.add(testSlot(&k, int64(i), t0))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -106,4 +105,10 @@ func TestStoryIndexMemory(t *testing.T) {
 		t.Errorf("%d mentions take %.1f MB", ix.n, mb)
 	}
 	runtime.KeepAlive(&ix)
+}
+
+func testSlot(k *storyKeys, rowid, collected int64) storySlot {
+	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected, hasSig: k.hasSig, sig: k.sig, bands: k.bands}
+	sl.nLinks = copy(sl.linkKeys[:], k.linkKeys)
+	return sl
 }

@@ -21,6 +21,7 @@ func TestCanonicalSameArticle(t *testing.T) {
 			"https://twitter.com/acme/status/1790000000000000001?s=20&t=abc",
 			"https://x.com/i/status/1790000000000000001",
 			"https://mobile.twitter.com/someone_else/status/1790000000000000001/photo/1",
+			"https://x.com/i/web/status/1790000000000000001",
 		},
 		{
 			"https://www.reddit.com/r/saas/comments/1abcde/acme_is_down_again/?utm_source=share",
@@ -49,6 +50,11 @@ func TestCanonicalSameArticle(t *testing.T) {
 				t.Errorf("Canonical(%q) = %q, %v; want %q (as %q)", u, got, ok, want, g[0])
 			}
 		}
+		// The store keeps canonical links and canonicalises them again
+		// (with a scheme) when it rebuilds its index.
+		if again, ok := Canonical("https://" + want); !ok || again != want {
+			t.Errorf("canonical form %q is not stable: %q", want, again)
+		}
 		if other, dup := seen[want]; dup {
 			t.Errorf("groups %d and %d share %q", other, gi, want)
 		}
@@ -64,6 +70,11 @@ func TestCanonicalKeepsDifferentPages(t *testing.T) {
 		{"https://example.com/p?id=1", "https://example.com/p?id=2"},
 		{"https://shop.example.com/a", "https://example.com/a"},
 		{"https://example.com:8443/a", "https://example.com/a"},
+		// A Reddit comment is not its thread; App Store reviews of one app
+		// differ by their fragment.
+		{"https://www.reddit.com/r/saas/comments/1abcde/acme_is_down/kx9z1/", "https://www.reddit.com/r/saas/comments/1abcde/acme_is_down/"},
+		{"https://www.reddit.com/r/saas/comments/1abcde/acme_is_down/kx9z1/", "https://www.reddit.com/r/saas/comments/1abcde/acme_is_down/kx9z2/"},
+		{"https://apps.apple.com/us/app/id123?see-all=reviews#111", "https://apps.apple.com/us/app/id123?see-all=reviews#222"},
 	}
 	for _, p := range pairs {
 		a, _ := Canonical(p[0])

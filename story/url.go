@@ -117,14 +117,34 @@ func Canonical(raw string) (string, bool) {
 			}
 		}
 	case "x.com":
-		if len(segs) >= 3 && segs[1] == "status" {
-			path, segs = "/i/status/"+segs[2], []string{"i", "status", segs[2]}
+		// x.com/{anyone}/status/ID, x.com/i/web/status/ID, …/status/ID/photo/1
+		for i := 1; i+1 < len(segs); i++ {
+			if segs[i] == "status" {
+				path, segs = "/i/status/"+segs[i+1], []string{"i", "status", segs[i+1]}
+				break
+			}
 		}
 	case "reddit.com":
+		// /r/{sub}/comments/ID/{slug}/[COMMENT]: the post, or one comment
+		// of it (a comment is not its thread).
+		var c []string
 		if len(segs) >= 4 && segs[0] == "r" && segs[2] == "comments" {
-			path, segs = "/comments/"+segs[3], []string{"comments", segs[3]}
+			c = segs[3:]
 		} else if len(segs) >= 2 && segs[0] == "comments" {
-			path, segs = "/comments/"+segs[1], segs[:2]
+			c = segs[1:]
+		}
+		if len(c) > 0 {
+			segs = []string{"comments", c[0]}
+			if len(c) >= 3 && c[2] != "" {
+				segs = append(segs, c[2])
+			}
+			path = "/" + strings.Join(segs, "/")
+		}
+	case "apps.apple.com":
+		// An App Store review's address is its app's page with the
+		// review's id as fragment: keep it.
+		if u.Fragment != "" && q.Has("see-all") {
+			q.Set("review", u.Fragment)
 		}
 	}
 	if len(q) == 0 && len(segs) == 0 {
@@ -226,9 +246,10 @@ func isLinkStop(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '<' || c == '>' || c == '"' || c == '`' || c == '|'
 }
 
-// MentionLinks returns the canonical links of a mention: its own URL and
-// the links in its text, each once, own URL first.
-func MentionLinks(ownURL, text string) []string {
+// MentionLinks returns the canonical links of a mention: its own URL, the
+// pages the platform says it links to (extra) and the links in its text,
+// each once, in that order.
+func MentionLinks(ownURL, text string, extra ...string) []string {
 	var out []string
 	add := func(raw string) {
 		if c, ok := Canonical(raw); ok && !slices.Contains(out, c) {
@@ -236,6 +257,9 @@ func MentionLinks(ownURL, text string) []string {
 		}
 	}
 	add(ownURL)
+	for _, l := range extra {
+		add(l)
+	}
 	for _, l := range Links(text) {
 		add(l)
 	}

@@ -196,7 +196,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Fatalf("create alert %d", st)
 	}
 	_, body, _ := c.get("/alerts")
-	must(t, body, "Urgent", "ops@example.com", "category=bug_report", "Hourly digest")
+	must(t, body, "Urgent", "ops@example.com", "Category: Bug report", "Hourly digest")
 	// Edit the alert's channel, target and filters.
 	as, _ := e.st.ListAlerts(context.Background(), e.proj.ID, false)
 	st, b, _ := c.post("/a/update_alert", url.Values{"id": {as[0].ID}, "name": {"Urgent"}, "min_urgency": {"75"}, "channel": {"slack"},

@@ -24,7 +24,7 @@ func formValues(c *capability.Capability, vals url.Values, query bool) map[strin
 	out := map[string]json.RawMessage{}
 	for _, f := range c.Fields {
 		if t := deref(f.Type); t.Kind() == reflect.Struct && t != reflect.TypeFor[capability.NullString]() {
-			if obj := structValues(t, f.Name+".", vals); obj != nil {
+			if obj := structValues(t, f.Name+".", vals, query); obj != nil {
 				out[f.Name] = obj
 			}
 			continue
@@ -48,9 +48,12 @@ func deref(t reflect.Type) reflect.Type {
 }
 
 // structValues builds a nested object (e.g. filters) from "prefix.key"
-// values; nil when none is set.
-func structValues(t reflect.Type, prefix string, vals url.Values) json.RawMessage {
+// values; nil when none is sent. A form whose controls are all left at
+// "Any" sends an empty object: an edit form's filters then replace the
+// stored ones (cleared), as they read.
+func structValues(t reflect.Type, prefix string, vals url.Values, query bool) json.RawMessage {
 	obj := map[string]json.RawMessage{}
+	sent := false
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name := strings.Split(sf.Tag.Get("json"), ",")[0]
@@ -61,12 +64,16 @@ func structValues(t reflect.Type, prefix string, vals url.Values) json.RawMessag
 		if !ok {
 			continue
 		}
+		sent = true
 		f := capability.Field{Name: name, Type: sf.Type}
 		if raw, ok := fieldValue(f, vs, true); ok {
 			obj[name] = raw
 		}
 	}
 	if len(obj) == 0 {
+		if sent && !query {
+			return json.RawMessage("{}")
+		}
 		return nil
 	}
 	b, _ := json.Marshal(obj)
@@ -184,6 +191,9 @@ func doneMessage(name string, form url.Values) string {
 		case form.Has("enabled"):
 			past = map[string]string{"true": "enabled", "false": "disabled"}[form.Get("enabled")]
 		}
+	}
+	if name == "update_story_status" {
+		return "Every mention of the story marked " + strings.ToLower(label(form.Get("status"))) + "."
 	}
 	if name == "set_public_dashboard" {
 		past = map[string]string{"true": "published", "false": "unpublished"}[form.Get("enabled")]

@@ -20,33 +20,37 @@ import (
 // filterKeys are the list_mentions query parameters the inbox reflects in
 // its URL (cursor is the JavaScript's business).
 var filterKeys = []string{"search", "status", "category", "sentiment", "source", "monitor_id", "min_urgency", "max_urgency",
-	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until", "collected_since", "limit", "sort"}
+	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until", "collected_since", "limit", "sort", "story_id", "collapse"}
 
 // viewKeys are the filters a saved view can hold.
 var viewKeys = []string{"monitor_id", "source", "category", "sentiment", "status", "min_urgency", "max_urgency", "author_handle", "search", "date_preset", "since", "until"}
 
 type inboxData struct {
-	Q         url.Values
-	QS        string // the filter query string, for the JavaScript's endpoints
-	Filtered  bool
-	Active    int  // how many filters are set
-	OpenPanel bool // the filter panel starts open: filters no view names, or an error in them
-	Rows      rowsData
-	Next      string
-	HasMore   bool
-	QueryErr  *capability.Error
-	QueryErrs []*capability.Error // every filter's error, QueryErr's first
-	Builtin   []viewLink          // All, New, Urgent
-	Sort      string              // "" (newest first) or "urgency"
-	SortLinks []viewLink          // the same filters newest first and most urgent first
-	Views     []viewLink
-	Overview  *overview   // rendered in the page (?overview=1, for browsers without JavaScript)
-	HasStats  bool        // get_mention_stats is served: the overview loads after the page
-	Bursts    []spikeItem // spikes recorded in the last 24 hours
-	Monitors  []*store.Monitor
-	PollFrom  string
-	Options   map[string][]string
-	Elapsed   time.Duration
+	Q          url.Values
+	QS         string // the filter query string, for the JavaScript's endpoints
+	Filtered   bool
+	Active     int  // how many filters are set
+	OpenPanel  bool // the filter panel starts open: filters no view names, or an error in them
+	Rows       rowsData
+	Next       string
+	HasMore    bool
+	QueryErr   *capability.Error
+	QueryErrs  []*capability.Error // every filter's error, QueryErr's first
+	Builtin    []viewLink          // All, New, Urgent
+	Sort       string              // "" (newest first) or "urgency"
+	SortLinks  []viewLink          // the same filters newest first and most urgent first
+	Views      []viewLink
+	Overview   *overview   // rendered in the page (?overview=1, for browsers without JavaScript)
+	HasStats   bool        // get_mention_stats is served: the overview loads after the page
+	Bursts     []spikeItem // spikes recorded in the last 24 hours
+	Monitors   []*store.Monitor
+	Collapse   bool         // collapse=story: each story listed once
+	GroupLinks []viewLink   // "Each mention" / "Group stories": the same filters and order, collapse=story or not
+	Story      *store.Story // the story the inbox is filtered by (story_id)
+	AllHref    string       // every mention, in the same order
+	PollFrom   string
+	Options    map[string][]string
+	Elapsed    time.Duration
 }
 
 type viewLink struct {
@@ -95,7 +99,7 @@ func (d *inboxData) Link(path, k, v string) string {
 func (d *inboxData) Export() string {
 	q := url.Values{}
 	for k, v := range d.Q {
-		if k != "limit" {
+		if k != "limit" && k != "collapse" { // the export holds every mention
 			q[k] = v
 		}
 	}
@@ -119,6 +123,8 @@ type rowsData struct {
 	Search   string              // the inbox's search term, marked in the text
 	Keywords map[string][]string // monitor id → keywords, marked in the text
 	Compact  bool                // dense rows: one line of text, actions on the current row
+	Collapse bool                // each story listed once: its row says "and N more on …"
+	Order    string              // "sort=urgency" or "": kept by the story links
 	Wall     bool                // the public page's preview: no selection box
 }
 
@@ -173,33 +179,62 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	pg.Title, pg.Nav = "Inbox", "inbox"
 	rq := r.URL.Query()
 	q := filterQuery(rq)
-	// The order is not a filter: views match, and the panel counts,
-	// the filters without it; every view link keeps the chosen order.
+	// The order and the story grouping are not filters: views match, and
+	// the panel counts, the filters without them; every view link keeps
+	// the chosen order and grouping.
 	fq := filterQuery(rq)
 	fq.Del("sort")
+	fq.Del("collapse")
 	fqs := fq.Encode()
-	sortSuffix := ""
-	if q.Get("sort") == "urgency" {
-		sortSuffix = "sort=urgency"
-	} else {
+	if q.Get("sort") != "urgency" {
 		q.Del("sort") // newest is the default: one URL per view
 	}
+	if q.Get("collapse") != "story" || q.Get("story_id") != "" {
+		q.Del("collapse") // one story's mentions are never grouped
+	}
+	keep := url.Values{}
+	for _, k := range []string{"collapse", "sort"} {
+		if v := q.Get(k); v != "" {
+			keep.Set(k, v)
+		}
+	}
 	withSort := func(href string) string {
-		if sortSuffix == "" {
+		if len(keep) == 0 {
 			return href
 		}
-		return withSort2(href, sortSuffix)
+		return withSort2(href, keep.Encode())
 	}
-	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: store.FormatTime(u.now()), Sort: q.Get("sort")}
+	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: store.FormatTime(u.now()),
+		Sort: q.Get("sort"), Collapse: q.Get("collapse") == "story"}
 	base := "/"
 	if fqs != "" {
 		base = "/?" + fqs
 	}
-	d.SortLinks = []viewLink{{Name: "Newest", Href: base, Current: d.Sort == ""}, {Name: "Most urgent", Href: withSort2(base, "sort=urgency"), Current: d.Sort == "urgency"}}
+	withOne := func(href, k, v string) string {
+		if v == "" {
+			return href
+		}
+		return withSort2(href, k+"="+v)
+	}
+	d.SortLinks = []viewLink{{Name: "Newest", Href: withOne(base, "collapse", q.Get("collapse")), Current: d.Sort == ""},
+		{Name: "Most urgent", Href: withSort2(withOne(base, "collapse", q.Get("collapse")), "sort=urgency"), Current: d.Sort == "urgency"}}
+	if q.Get("story_id") == "" { // one story's mentions are never grouped
+		d.GroupLinks = []viewLink{{Name: "Each mention", Href: withOne(base, "sort", d.Sort), Current: !d.Collapse},
+			{Name: "Group stories", Href: withOne(withSort2(base, "collapse=story"), "sort", d.Sort), Current: d.Collapse}}
+	}
 	d.Monitors = u.listMonitors(r, pg.P)
 	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r)}
+		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r), Collapse: d.Collapse, Order: q.Get("sort")}
+	if id := q.Get("story_id"); id != "" {
+		if o := u.exec(ctx, pg.P, "get_story", &capability.IDPath{ID: id}); o.Err == nil {
+			d.Story = o.Data.(*store.Story)
+			d.AllHref = withSort("/")
+		}
+	}
 	lq := filterQuery(rq)
+	if !d.Collapse {
+		lq.Del("collapse")
+	}
 	if c := rq.Get("cursor"); c != "" { // the no-JavaScript "Load more" link
 		lq.Set("cursor", c)
 	}
@@ -218,7 +253,8 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	}
 	// A view's link is current when the filters are exactly the view's;
 	// the filter panel opens only for filters no view names (or an error).
-	d.OpenPanel = d.Filtered
+	// A story's list is headed by the story, not by the panel.
+	d.OpenPanel = d.Filtered && !(len(fq) == 1 && fq.Get("story_id") != "")
 	for _, v := range builtinViews {
 		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
 		if v.Current {
@@ -349,13 +385,26 @@ func (u *UI) authedAPI(h apiHandler) httprouter.Handle {
 // A row changed on the one-mention page (back is its path) stays as there.
 func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
 	back := localPath(r.URL.Query().Get("back"), "/")
-	search := r.URL.Query().Get("search")
-	if bu, err := url.Parse(back); err == nil && search == "" {
-		search = bu.Query().Get("search")
+	rq := r.URL.Query()
+	search, collapse, order := rq.Get("search"), rq.Get("collapse"), rq.Get("sort")
+	if bu, err := url.Parse(back); err == nil {
+		bq := bu.Query()
+		if search == "" {
+			search = bq.Get("search")
+		}
+		if collapse == "" {
+			collapse = bq.Get("collapse")
+		}
+		if order == "" {
+			order = bq.Get("sort")
+		}
+	}
+	if order != "urgency" {
+		order = ""
 	}
 	return rowsData{CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
 		Back: back, Labels: u.categoryLabels(r, s.p), Single: strings.HasPrefix(back, "/mentions/"),
-		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r)}
+		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r), Collapse: collapse == "story", Order: order}
 }
 
 func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
@@ -394,6 +443,8 @@ func (u *UI) pollMentions(w http.ResponseWriter, r *http.Request, s *session) (a
 	}
 	q.Set("collected_since", since)
 	q.Set("limit", "100")
+	q.Del("collapse") // sync mode lists every mention; new ones arrive as their own rows
+	q.Del("sort")
 	o := u.run(r.Context(), s.p, "list_mentions", q, true)
 	if o.Err != nil {
 		return nil, o.Err

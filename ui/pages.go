@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -53,8 +57,35 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 }
 
 type alertsData struct {
-	Alerts  []*store.Alert
-	Options map[string][]string
+	Alerts   []*store.Alert
+	Options  map[string][]string
+	Monitors []*store.Monitor // for the "Only monitor" filter
+}
+
+// FilterWords is an alert's filters in words, a monitor by its name.
+func (d *alertsData) FilterWords(raw json.RawMessage) string {
+	q := viewQuery(raw)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		v := q.Get(k)
+		switch k {
+		case "monitor_id":
+			name := "a deleted monitor"
+			for _, m := range d.Monitors {
+				if m.ID == v {
+					name = m.Name
+				}
+			}
+			parts = append(parts, "Monitor: "+name)
+		case "source":
+			parts = append(parts, "Source: "+sourceName(v))
+		case "search", "author_handle", "since", "until":
+			parts = append(parts, fieldLabel(k)+": “"+v+"”")
+		default:
+			parts = append(parts, fieldLabel(k)+": "+label(v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (u *UI) alerts(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
@@ -64,7 +95,7 @@ func (u *UI) alerts(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 		u.failPage(w, pg, o.Err)
 		return
 	}
-	pg.Data = &alertsData{Alerts: o.Data.(*capability.AlertsOut).Alerts, Options: filterOptions}
+	pg.Data = &alertsData{Alerts: o.Data.(*capability.AlertsOut).Alerts, Options: filterOptions, Monitors: u.listMonitors(r, pg.P)}
 	u.render(w, pg, "alerts")
 }
 

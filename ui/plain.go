@@ -30,7 +30,7 @@ var fieldLabels = map[string]string{
 	"events": "Events", "scopes": "Scopes", "current_password": "Current password", "new_password": "New password", "new_password_confirm": "New password again",
 	"password": "Password", "group_id": "Keyword group", "website": "Website", "description": "Description",
 	"confirmation_name": "Project name", "label": "Label", "keyword": "Keyword", "digest": "Delivery", "filters": "Filters",
-	"public_visibility": "Public page", "sources": "Sources",
+	"public_visibility": "Public page", "sources": "Sources", "trigger": "Alert on",
 }
 
 // fieldLabel is the label of a parameter: "filters.min_urgency" and
@@ -67,6 +67,12 @@ func plainMessage(param, msg string) string {
 		return sentence(msg)
 	}
 	label := fieldLabel(param)
+	if strings.HasPrefix(msg, "a spike alert takes") { // create_alert/update_alert with trigger spike
+		if param == "filters.sentiment" {
+			return "A spike alert can watch all spikes or negative spikes only: choose Negative or Any."
+		}
+		return "A spike alert can be limited only to a monitor and to negative spikes: set " + label + " to Any."
+	}
 	rest, ok := strings.CutPrefix(msg, param+": ")
 	if !ok {
 		if rest, ok = strings.CutPrefix(msg, param+" "); !ok {

@@ -69,8 +69,9 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(v)
 	},
-	"seq":         func(xs ...string) []string { return xs },
-	"filterLabel": func(k string) string { return filterLabels[k] },
+	"storySources": storySources,
+	"seq":          func(xs ...string) []string { return xs },
+	"filterLabel":  func(k string) string { return filterLabels[k] },
 	"viewFilters": func(q url.Values) map[string]string {
 		out := map[string]string{}
 		for _, k := range viewKeys {
@@ -266,6 +267,7 @@ var labels = map[string]string{
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
 	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",
+	"mention": "Mentions", "spike": "Spikes",
 }
 
 func label(s string) string {

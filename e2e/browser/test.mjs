@@ -313,7 +313,29 @@ try {
     body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["mention.updated"] }) }).then(r => r.json());
   check(!!(wh.data && wh.data.id), "a webhook to check its pages with: " + JSON.stringify(wh).slice(0, 120));
   const whID = wh.data && wh.data.id;
-  const pages = ["/", "/?status=new", "/?min_urgency=70&status=new", "/?category=testimonial&min_urgency=10", "/mentions/" + anyID, "/monitors", "/monitors/new", "/monitors/" + monID,
+  // Stories: the seed repeats texts, so some mentions share a story.
+  const story = ((await api("/api/v1/stories?limit=1")).body.data.stories || [])[0];
+  check(!!story, "the seed holds a story");
+  const storyPages = story ? ["/?story_id=" + story.id, "/mentions/" + story.first_mention_id] : [];
+  if (story) {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(BASE + "/?collapse=story");
+    const more = page.locator(".m-more a").first();
+    check(await more.count() === 1 && /^and \d+ more on /.test(await more.innerText()), "grouped inbox: a story's row says 'and N more on …'");
+    await page.screenshot({ path: join(OUT, "inbox-grouped-1280.png") });
+    await Promise.all([page.waitForURL(/story_id=/), more.click()]);
+    check(await page.locator("#story-h").count() === 1, "the 'and N more' link lists the story under its header");
+    await page.screenshot({ path: join(OUT, "inbox-story-1280.png") });
+    await page.goto(BASE + "/mentions/" + story.first_mention_id);
+    await page.screenshot({ path: join(OUT, "mention-story-1280.png") });
+    const before = (await api("/api/v1/stories/" + story.id)).body.data;
+    await page.goto(BASE + "/?story_id=" + story.id);
+    await Promise.all([page.waitForURL(BASE + "/?story_id=" + story.id), page.locator(".story-triage button[value=reviewed]").click()]);
+    const after = (await api("/api/v1/stories/" + story.id)).body.data;
+    check(after.statuses.reviewed === before.mention_count, `whole story marked reviewed (${JSON.stringify(after.statuses)})`);
+    check((await page.locator(".flash").innerText()).includes("Every mention of the story marked reviewed"), "story triage flash after the redirect");
+  }
+  const pages = [...storyPages, "/?collapse=story", "/", "/?status=new", "/?min_urgency=70&status=new", "/?category=testimonial&min_urgency=10", "/mentions/" + anyID, "/monitors", "/monitors/new", "/monitors/" + monID,
     "/groups", "/alerts", "/webhooks", "/categories", "/members", "/keys", "/account", "/usage", "/settings", "/projects/new", "/wall", "/?sort=urgency", "/webhooks/" + whID];
   for (const [w, h] of [[1280, 800], [360, 780]]) {
     await page.setViewportSize({ width: w, height: h });
@@ -332,6 +354,12 @@ try {
         check(clipped.length === 0, `${p}: no clipped control at 360 px` + (clipped.length ? " (" + clipped.join(", ") + ")" : ""));
       }
     }
+    // The new-alert form with "Spikes" chosen: mention-only controls hidden.
+    await page.goto(BASE + "/alerts");
+    await page.locator("#al-tr").selectOption("spike");
+    check(await page.locator("#al-min").isHidden() && await page.locator("#al-f-category").isDisabled(), `spike alert form hides mention-only filters ${w}`);
+    await axeCheck(page, `alert form for spikes ${w}`);
+    await page.screenshot({ path: join(OUT, `alerts-spike-${w}.png`), fullPage: true });
     // States: a current row with its buttons, the bulk bar, the undo toast, the help, the open menu.
     await page.goto(BASE + "/?status=new");
     await page.keyboard.press("j");

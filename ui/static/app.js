@@ -40,6 +40,7 @@
   initCommon();
   initInbox();
   initPreview();
+  initTrigger();
 
   // Pages everywhere: the menu button of the phone layout, copy buttons,
   // focus on a form's first error, g-jumps and the shortcut help.
@@ -413,6 +414,29 @@
     }
     setInterval(poll, 15000);
     window.earshotPoll = poll; // lets the browser tests poll on demand
+  }
+
+  // Alert forms: a spike alert takes only the monitor and negative-only
+  // filters; the other controls hide (and are not sent) while "Spikes" is
+  // chosen. Without JavaScript they stay and the server explains.
+  function initTrigger() {
+    $$("select[data-trigger]").forEach(function (sel) {
+      var form = sel.form;
+      function apply() {
+        var spike = sel.value === "spike";
+        $$("[data-for-trigger]", form).forEach(function (f) {
+          var on = f.getAttribute("data-for-trigger") === sel.value;
+          f.hidden = !on;
+          $$("input, select, textarea", f).forEach(function (c) { c.disabled = !on; });
+        });
+        var sent = form.querySelector("select[name='filters.sentiment']");
+        if (!sent) return;
+        $$("option", sent).forEach(function (o) { o.disabled = spike && o.value !== "" && o.value !== "negative"; });
+        if (sent.options[sent.selectedIndex].disabled) sent.value = "";
+      }
+      sel.addEventListener("change", apply);
+      apply();
+    });
   }
 
   function initPreview() {
