@@ -27,7 +27,10 @@ func TestAuditCases(t *testing.T) {
 		{"Heard Acme is selling user data to advertisers?? anyone confirm", "Acme", want{"misinformation", "negative|neutral", 30, 100}},
 		{"Is it true that Acme is shutting down next month? I read somewhere they ran out of money", "Acme", want{"misinformation", "negative|neutral", 30, 100}},
 		{"Apparently Acme is being sold to a bigger company and the free plan goes away. Can anyone confirm?", "Acme", want{"misinformation", "negative|neutral", 30, 100}},
+		{"Rumor has it Zentro is going under and laying off half the staff", "Zentro", want{"misinformation", "negative|neutral", 30, 100}},
 		{"rumour going around that Acme will shut down its servers for good next week", "Acme", want{"misinformation", "negative|neutral", 30, 100}},
+		// An announcement with its source is news, not a rumour.
+		{"Zentro officially announced today they are being acquired by Globex https://zentro.example/news", "Zentro", want{"other", "neutral|positive", 0, 40}},
 		// ... and a debunk is not a complaint.
 		{"Rumour check: no, Acme is not being acquired. The CEO confirmed it this morning.", "Acme", want{"other|misinformation", "neutral", 0, 40}},
 		{"Fact check: Acme is NOT selling your data, that post is false.", "Acme", want{"other|misinformation", "neutral|positive", 0, 40}},
@@ -40,6 +43,7 @@ func TestAuditCases(t *testing.T) {
 		{"Thanks @Zentro for replacing my broken unit within 2 days, no questions asked", "Zentro", want{"testimonial", "positive", 0, 49}},
 		{"Shout out to Zentro for swapping my cracked screen the same week, no hassle at all", "Zentro", want{"testimonial", "positive", 0, 49}},
 		{"Thank you Zentro, my damaged order was replaced in 3 days without any fuss", "Zentro", want{"testimonial", "positive", 0, 49}},
+		{"Zentro support replaced my faulty charger the next day. Thank you!", "Zentro", want{"testimonial", "positive", 0, 49}},
 		{"Zentro never disappoints 🙌", "Zentro", want{"testimonial", "positive", 0, 40}},
 		{"Zentro has never let me down", "Zentro", want{"testimonial", "positive", 0, 40}},
 		{"Zentro never fails to impress", "Zentro", want{"testimonial", "positive", 0, 40}},
@@ -62,6 +66,8 @@ func TestAuditCases(t *testing.T) {
 		{"Zentro price went up 40% overnight with no notice", "Zentro", want{"complaint", "negative", 30, 100}},
 		{"Zentro just doubled the monthly fee without telling anyone", "Zentro", want{"complaint", "negative", 30, 100}},
 		{"my Zentro bill jumped from 20 to 35 this month, no email, nothing", "Zentro", want{"complaint", "negative", 30, 100}},
+		{"Zentro just raised the subscription by 30% and didn't tell anyone", "Zentro", want{"complaint", "negative", 30, 100}},
+		{"Customer since day one and Zentro treats me like this?", "Zentro", want{"complaint", "negative", 30, 100}},
 		{"I've been a Zentro customer for 10 years and this is how you treat me?", "Zentro", want{"complaint", "negative", 30, 100}},
 		{"Loyal Zentro customer since 2015 and this is the thanks I get", "Zentro", want{"complaint", "negative", 30, 100}},
 		{"Eight years with Zentro and you treat long-time customers like this?", "Zentro", want{"complaint", "negative", 30, 100}},

@@ -105,7 +105,15 @@ func (b *Builtin) classify(in Input) Result {
 	}
 	// Thanks for a problem solved is praise, whatever the problem was:
 	// "support got back to me in 6 minutes during the outage. Respect."
-	if j.thanked && cs.praise >= 1 && cs.bug < 1.5 && (cat.Category == "bug_report" || cat.Category == "complaint") {
+	// "replaced my faulty charger the next day. Thank you!" is no feature
+	// request either, unless it asks for one.
+	ideaAsked := false
+	if cat.Category == "product_idea" {
+		is, _ := cueScore(a.low, ideaCues)
+		ideaAsked = is >= 1.5
+	}
+	if j.thanked && cs.bug < 1.5 && (cs.praise >= 1 && (cat.Category == "bug_report" || cat.Category == "complaint") ||
+		cs.praise >= 0.5 && (cat.Category == "product_idea" && !ideaAsked || cat.Category == "other")) {
 		cat.Category, cat.Cue = "testimonial", cs.praiseCue
 		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
 	}

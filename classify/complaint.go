@@ -86,10 +86,12 @@ var failureCues = []failureCue{
 	// Nothing came, or not what was promised.
 	{"still nothing", 2}, {"nothing yet", 1.5}, {"no sign of", 1.5}, {"not here", 1}, {"isn't here", 1},
 	{"nothing arrived", 2}, {"nothing came", 2}, {"nothing has arrived", 2}, {"without telling", 1.5}, {"without warning", 1.5},
-	{"no heads up", 1.5}, {"out of nowhere", 1}, {"overnight", 0.5},
+	{"no heads up", 1.5}, {"out of nowhere", 1}, {"overnight", 0.5}, {"didn't tell", 1.5}, {"did not tell", 1.5},
+	{"without notice", 1.5}, {"without any notice", 1.5},
 	// A loyal customer let down.
 	{"how you treat", 2}, {"you treat", 1.2}, {"treated like", 1.5}, {"this is how you", 1.5}, {"the thanks i get", 2},
-	{"customers like this", 1.2}, {"loyal customer", 1}, {"long-time customer", 1}, {"longtime customer", 1},
+	{"customers like this", 1.2}, {"treats me like", 1.5}, {"treat me like", 1.5}, {"treats us like", 1.5},
+	{"treat us like", 1.5}, {"customer since", 1}, {"loyal customer", 1}, {"long-time customer", 1}, {"longtime customer", 1},
 	{"long-time customers", 1}, {"loyal customers", 1},
 	// Leaving.
 }
