@@ -95,6 +95,12 @@ var lossSarcasm = newPhraseSet([]string{"oh wonderful", "oh great", "oh good", "
 // word of rising ("price went up 40%", "doubles our bill", "the price
 // hike").
 func priceRise(low string) bool {
+	if !strings.Contains(low, "pric") && !strings.Contains(low, "bill") && !strings.Contains(low, "fee") &&
+		!strings.Contains(low, "cost") && !strings.Contains(low, "subscription") && !strings.Contains(low, "rate") &&
+		!strings.Contains(low, "premium") && !strings.Contains(low, "charge") && !strings.Contains(low, "tariff") &&
+		!strings.Contains(low, "rent") {
+		return false // the common case, without splitting the post into words
+	}
 	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '%' })
 	for i, w := range ws {
 		if !moneyWords[w] {
@@ -152,6 +158,9 @@ func claimContradicted(low string) bool {
 // leaving finds a customer moving off the brand: "moving our team off",
 // "migrating everything away from".
 func leaving(low string) bool {
+	if !strings.Contains(low, "off") && !strings.Contains(low, "away") {
+		return false
+	}
 	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 	for i, w := range ws {
 		switch w {
@@ -195,6 +204,9 @@ func brandDown(low string, terms []string) bool {
 // serverError finds a server error told with its code ("returns 500",
 // "getting 503 errors").
 func serverError(low string) bool {
+	if !strings.Contains(low, "5") {
+		return false
+	}
 	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for i, w := range ws {
 		n := atoiSmall(w)
