@@ -527,6 +527,16 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 	}
 	res.CategoryReason = res.Category + ": " + cmp.Or(reasonText(a.CategoryReason), "chosen by "+o.Name())
 	res.UrgencyReason = fmt.Sprintf("urgency %d: %s", res.Urgency, cmp.Or(reasonText(a.UrgencyReason), "rated by "+o.Name()))
+	// Text given on its own that names none of the brand terms is not
+	// about the brand, whatever the model says (as with the built-in
+	// classifier).
+	if in.Unsourced {
+		if terms := brandTerms(in); len(terms) > 0 && !namesAny(strings.ToLower(in.Text), terms) {
+			res.IsRelevant = false
+			res.RelevanceReason = "not relevant: names none of the brand terms"
+			res.Reasons = append(res.Reasons, res.RelevanceReason)
+		}
+	}
 	// What the user taught through triage overrides the model when it is
 	// confident.
 	if in.Relevance != nil {

@@ -291,3 +291,22 @@ func TestFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// Text given on its own (`earshot classify`) that names no brand term is
+// not relevant, even when the model says it is.
+func TestOllamaUnsourcedNeedsABrandTerm(t *testing.T) {
+	_, srv := newFake(t, func(int) (int, string) { return 200, goodAnswer })
+	o := NewOllama(OllamaConfig{Host: srv.URL, HTTPClient: srv.Client()})
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{{"hi Zentro, great weather", false}, {"Acme sync fails after the update", true}} {
+		r, err := o.Classify(context.Background(), Input{Text: tc.text, Keywords: []string{"Acme"}, Project: Project{Name: "Acme Projects"}, Unsourced: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.IsRelevant != tc.want || !tc.want && r.RelevanceReason == "" {
+			t.Errorf("%q: relevant %v (%q), want %v", tc.text, r.IsRelevant, r.RelevanceReason, tc.want)
+		}
+	}
+}

@@ -604,3 +604,14 @@ func writtenTerms(terms []termInfo) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// namesAny reports whether lower-case text names one of the lower-case
+// terms as words.
+func namesAny(low string, terms []string) bool {
+	for _, t := range terms {
+		if containsWord(low, t) {
+			return true
+		}
+	}
+	return false
+}
