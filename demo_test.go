@@ -89,6 +89,27 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 	}
 	checkDemoRelevance(t, ms)
 
+	// One story told in many places: the postmortem link shared on HN,
+	// Reddit and X (different spellings of the URL) is one story.
+	stories := map[string]map[string]bool{}
+	for _, m := range ms {
+		if m.StoryID != nil {
+			if stories[*m.StoryID] == nil {
+				stories[*m.StoryID] = map[string]bool{}
+			}
+			stories[*m.StoryID][m.Source] = true
+		}
+	}
+	found := false
+	for _, srcs := range stories {
+		if srcs["hn"] && srcs["reddit"] && srcs["x"] {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the demo shows no story across HN, Reddit and X: %v", stories)
+	}
+
 	mons, err := st.ListMonitors(ctx, info.ProjectID)
 	if err != nil {
 		t.Fatal(err)
