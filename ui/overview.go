@@ -24,6 +24,7 @@ type overview struct {
 // spikeItem is a spike in words, linked to the inbox listing its mentions.
 type spikeItem struct {
 	Label, Href string
+	named       bool // names its monitor
 }
 
 func pctOf(a, b int) int {
@@ -204,7 +205,15 @@ func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*
 		names[m.ID] = m.Name
 	}
 	var items []spikeItem
+	seen := map[string]int{} // kind, hour and count → index in items
 	for _, sp := range out.Spikes {
+		// A keyword group of one busy monitor spikes with it: the same
+		// burst twice would read as two. Keep one, the monitor's (named).
+		k := fmt.Sprint(sp.Kind, sp.BucketStart, sp.Count)
+		at, dup := seen[k]
+		if dup && (sp.MentionsQuery == nil || items[at].named) {
+			continue
+		}
 		q := url.Values{"since": {sp.BucketStart}, "until": {sp.BucketEnd}, "is_relevant": {"true"}}
 		what := "mentions"
 		if sp.Kind == "negative" {
@@ -222,8 +231,14 @@ func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*
 		if t, ok := parseTime(sp.BucketStart); ok {
 			hour = t.UTC().Format("15:04") + " UTC"
 		}
-		items = append(items, spikeItem{Label: fmt.Sprintf("%d %s%s in the hour from %s (usually about %.0f)", sp.Count, what, of, hour, sp.Baseline),
-			Href: "/?" + q.Encode()})
+		item := spikeItem{Label: fmt.Sprintf("%d %s%s in the hour from %s (usually about %.0f)", sp.Count, what, of, hour, sp.Baseline),
+			Href: "/?" + q.Encode(), named: of != ""}
+		if dup {
+			items[at] = item
+			continue
+		}
+		seen[k] = len(items)
+		items = append(items, item)
 		if len(items) == 3 {
 			break
 		}

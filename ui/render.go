@@ -318,7 +318,7 @@ func byline(handle, source string) string {
 
 // sourceIcon is a small text badge per platform (no external assets).
 func sourceIcon(s string) template.HTML {
-	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "bluesky": "🦋", "mastodon": "m", "hn": "Y", "news": "N", "reviews": "★"}[s]
+	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "bluesky": "b", "mastodon": "m", "hn": "Y", "news": "N", "reviews": "★"}[s]
 	if short == "" {
 		short = "•"
 	}
@@ -341,11 +341,54 @@ func engagement(e map[string]int64) string {
 	sort.Slice(xs, func(i, j int) bool { return xs[i].v > xs[j].v || xs[i].v == xs[j].v && xs[i].k < xs[j].k })
 	var parts []string
 	for _, x := range xs {
-		name := strings.ReplaceAll(x.k, "_", " ")
+		switch x.k {
+		case "has_replies":
+			parts = append(parts, "has replies") // Threads says only whether
+			continue
+		case "bestRating":
+			continue // the scale of rating, said with it
+		case "rating":
+			if best := e["bestRating"]; best > 0 {
+				parts = append(parts, fmt.Sprintf("rated %d of %d", x.v, best))
+			} else {
+				parts = append(parts, fmt.Sprintf("rated %d", x.v))
+			}
+			continue
+		}
+		label, ok := engagementLabels[x.k]
+		if !ok {
+			label = [2]string{strings.ReplaceAll(x.k, "_", " "), strings.ReplaceAll(x.k, "_", " ")}
+		}
+		name := label[1]
 		if x.v == 1 {
-			name = strings.TrimSuffix(name, "s")
+			name = label[0]
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", x.v, name))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// engagementLabels are the collectors' engagement keys in words, singular
+// and plural. A key not listed is shown with its underscores as spaces.
+var engagementLabels = map[string][2]string{
+	"num_comments": {"comment", "comments"},
+	"comments":     {"comment", "comments"},
+	"likes":        {"like", "likes"},
+	"replies":      {"reply", "replies"},
+	"reposts":      {"repost", "reposts"},
+	"quotes":       {"quote", "quotes"},
+	"retweets":     {"repost", "reposts"},
+	"points":       {"point", "points"},
+	"upvotes":      {"upvote", "upvotes"},
+	"favourites":   {"favourite", "favourites"},
+	"reblogs":      {"boost", "boosts"},
+	"views":        {"view", "views"},
+	"stars":        {"star", "stars"},
+	"commentCount": {"comment", "comments"},
+	"likeCount":    {"like", "likes"},
+	"viewCount":    {"view", "views"},
+	"voteCount":    {"vote on helpfulness", "votes on helpfulness"},
+	"voteSum":      {"found it helpful", "found it helpful"},
+	"impressions":  {"impression", "impressions"},
+	"reactions":    {"reaction", "reactions"},
 }
