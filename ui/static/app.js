@@ -468,3 +468,14 @@
     run();
   }
 })();
+
+// "← Inbox" on a mention's page goes back to the inbox view it was opened
+// from (its filters, order and grouping), not to the plain inbox.
+(function () {
+  var link = document.querySelector("[data-back-link]");
+  if (!link || !document.referrer) return;
+  try {
+    var from = new URL(document.referrer);
+    if (from.origin === location.origin && from.pathname === "/") link.href = from.pathname + from.search;
+  } catch (e) { /* not a URL: keep the plain inbox */ }
+})();
