@@ -288,3 +288,28 @@ func TestProjectSwitcher(t *testing.T) {
 		t.Error("forged project cookie honoured")
 	}
 }
+
+// The members page lists pending invitations to owners, who can withdraw
+// one there (its link then stops working).
+func TestMembersPagePendingInvitations(t *testing.T) {
+	e, c := ownerClient(t, 1)
+	st, body, _ := c.post("/a/invite_member", url.Values{"email": {"pat@example.com"}, "role": {"viewer"}, "_back": {"/members"}}, true)
+	if st != 200 || !strings.Contains(body, "one-time link") {
+		t.Fatalf("invite %d", st)
+	}
+	link := regexpFind(body, `shown only once[^<]*</p><code id="new-secret">([^<]+)</code>`)
+	token := link[strings.LastIndex(link, "/")+1:]
+	_, body, _ = c.get("/members")
+	must(t, body, "Pending invitations", "pat@example.com", `action="/a/revoke_invitation"`)
+	id := regexpFind(body, `action="/a/revoke_invitation"[^>]*>.*?name="id" value="([^"]+)"`)
+	if st, b, _ := c.post("/a/revoke_invitation", url.Values{"id": {id}, "_back": {"/members"}}, true); st != 200 && st != http.StatusSeeOther {
+		t.Fatalf("withdraw %d %s", st, b)
+	}
+	_, body, _ = c.get("/members")
+	if strings.Contains(body, "Pending invitations") {
+		t.Error("a withdrawn invitation is still listed")
+	}
+	if err := e.svc.SignUpWithInvitation(context.Background(), token, "pat-password-1", "Pat"); err == nil {
+		t.Error("a withdrawn invitation's link still signs up")
+	}
+}

@@ -148,9 +148,28 @@ func (u *UI) categories(w http.ResponseWriter, r *http.Request, pg *page, _ http
 	u.listPage(w, r, pg, "categories", "list_categories", nil)
 }
 
+// membersData is the members page: the members and, for those who may
+// manage them, the pending invitations.
+type membersData struct {
+	Members     []*store.Member
+	Invitations []capability.InvitationOut
+}
+
 func (u *UI) members(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Members", "members"
-	u.listPage(w, r, pg, "members", "list_members", nil)
+	o := u.run(r.Context(), pg.P, "list_members", nil, true)
+	if o.Err != nil {
+		u.failPage(w, pg, o.Err)
+		return
+	}
+	d := &membersData{Members: o.Data.(*capability.MembersOut).Members}
+	if pg.Can("projects:write") {
+		if inv := u.run(r.Context(), pg.P, "list_invitations", nil, true); inv.Err == nil {
+			d.Invitations = inv.Data.(*capability.InvitationsOut).Invitations
+		}
+	}
+	pg.Data = d
+	u.render(w, pg, "members")
 }
 
 func (u *UI) keys(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
