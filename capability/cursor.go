@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"earshot/store"
 )
 
 // Cursors are opaque: a JSON position plus an HMAC binding it to the
@@ -70,3 +72,22 @@ func (s *Service) decodeSeqCursor(c, binding string) (int64, error) {
 	err := s.openCursor(c, binding, &n)
 	return n, err
 }
+
+// openAfter opens a keyset cursor of list_mentions, list_spikes or
+// list_stories into the position after which the next page starts; "" is
+// the first page (nil). complete says whether the opened position has its
+// keys; a cursor that does not open or lacks them is the one 400 all three
+// answer.
+func openAfter[P any](s *Service, cursor, binding string, complete func(*P) bool) (*P, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	var pos P
+	if err := s.openCursor(cursor, binding, &pos); err != nil || !complete(&pos) {
+		return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
+	}
+	return &pos, nil
+}
+
+// positionSet: a mention or spike position has its time and id.
+func positionSet(p *store.Position) bool { return p.At != "" && p.ID != "" }

@@ -257,13 +257,9 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 		limit = *in.Limit
 	}
 	binding := cursorBinding(p.ProjectID, in.MentionQuery)
-	var after *store.Position
-	if in.Cursor != "" {
-		var pos store.Position
-		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
-			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
-		}
-		after = &pos
+	after, err := openAfter(s, in.Cursor, binding, positionSet)
+	if err != nil {
+		return nil, err
 	}
 	items, err := s.Store.ListMentions(ctx, f, after, limit+1)
 	if err != nil {

@@ -89,13 +89,9 @@ func (s *Service) listSpikes(ctx context.Context, p *Principal, in *ListSpikesIn
 	q.Cursor, q.Limit = "", nil
 	b, _ := json.Marshal(q)
 	binding := "spikes:" + p.ProjectID + ":" + string(b)
-	var after *store.Position
-	if in.Cursor != "" {
-		var pos store.Position
-		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
-			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
-		}
-		after = &pos
+	after, err := openAfter(s, in.Cursor, binding, positionSet)
+	if err != nil {
+		return nil, err
 	}
 	sps, err := s.Store.ListSpikes(ctx, f, after, limit+1)
 	if err != nil {

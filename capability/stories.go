@@ -76,13 +76,9 @@ func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStories
 		limit = *in.Limit
 	}
 	binding := "stories:" + p.ProjectID + ":" + in.Since + ":" + in.Source + ":" + in.Status + ":" + itoa(f.MinMentions)
-	var after *store.StoryPosition
-	if in.Cursor != "" {
-		var pos store.StoryPosition
-		if err := s.openCursor(in.Cursor, binding, &pos); err != nil || pos.At == "" || pos.ID == "" {
-			return nil, Invalid("cursor", "cursor is malformed, or was issued for other filters or another project")
-		}
-		after = &pos
+	after, err := openAfter(s, in.Cursor, binding, func(p *store.StoryPosition) bool { return p.At != "" && p.ID != "" })
+	if err != nil {
+		return nil, err
 	}
 	items, err := s.Store.ListStories(ctx, f, after, limit+1)
 	if err != nil {
