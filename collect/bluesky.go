@@ -167,7 +167,7 @@ func (b *Bluesky) Fetch(ctx context.Context, q Query) (Batch, error) {
 			}
 		}
 	}
-	for _, term := range blueskyQueries(q) {
+	for _, term := range searchTerms(q) {
 		got, err := b.search(ctx, term, q.Since, now)
 		if err != nil {
 			return Batch{}, err // a failed fetch stores nothing
@@ -479,34 +479,4 @@ func (b *Bluesky) waitForBudget(ctx context.Context, hdr http.Header) error {
 		return nil
 	}
 	return b.http.waitForReset(ctx, hdr)
-}
-
-// blueskyQueries turns a monitor's keywords into searchPosts queries.
-// Search has no OR: "any" runs one query per keyword, "all" one query of
-// every keyword (terms are AND'ed), "phrase" one quoted phrase. A keyword of
-// several words is quoted. Matching proper happens after collection.
-func blueskyQueries(q Query) []string {
-	kws := queryKeywords(q.Keywords, `"`)
-	if len(kws) == 0 {
-		return nil
-	}
-	quote := func(k string) string {
-		if strings.ContainsAny(k, " \t") {
-			return `"` + k + `"`
-		}
-		return k
-	}
-	switch q.QueryMode {
-	case "phrase":
-		return []string{`"` + strings.Join(kws, " ") + `"`}
-	case "all":
-		for i, k := range kws {
-			kws[i] = quote(k)
-		}
-		return []string{strings.Join(kws, " ")}
-	}
-	for i, k := range kws {
-		kws[i] = quote(k)
-	}
-	return kws
 }

@@ -353,7 +353,7 @@ func TestBlueskyQueries(t *testing.T) {
 		{"phrase", []string{"acme", "down"}, []string{`"acme down"`}},
 		{"any", nil, nil},
 	} {
-		if got := blueskyQueries(Query{Keywords: c.kws, QueryMode: c.mode}); !reflect.DeepEqual(got, c.want) {
+		if got := searchTerms(Query{Keywords: c.kws, QueryMode: c.mode}); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s %q: %q, want %q", c.mode, c.kws, got, c.want)
 		}
 	}

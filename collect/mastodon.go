@@ -195,7 +195,7 @@ func (m *Mastodon) fetchInstance(ctx context.Context, inst MastodonInstance, q Q
 		out = append(out, got...)
 	}
 	if inst.Token != "" {
-		for _, term := range mastodonQueries(q) {
+		for _, term := range searchTerms(q) {
 			got, err := m.search(ctx, inst, term, q.Since)
 			if err != nil {
 				return nil, fmt.Errorf("mastodon: %s search %q: %w", inst.BaseURL, term, err)
@@ -495,32 +495,4 @@ func mastodonTags(keywords []string) []string {
 		}
 	}
 	return out
-}
-
-// mastodonQueries are the full-text searches: one per keyword ("any"),
-// all keywords in one ("all"), or one quoted phrase.
-func mastodonQueries(q Query) []string {
-	kws := queryKeywords(q.Keywords, `"`)
-	if len(kws) == 0 {
-		return nil
-	}
-	quote := func(k string) string {
-		if strings.ContainsAny(k, " \t") {
-			return `"` + k + `"`
-		}
-		return k
-	}
-	switch q.QueryMode {
-	case "phrase":
-		return []string{`"` + strings.Join(kws, " ") + `"`}
-	case "all":
-		for i, k := range kws {
-			kws[i] = quote(k)
-		}
-		return []string{strings.Join(kws, " ")}
-	}
-	for i, k := range kws {
-		kws[i] = quote(k)
-	}
-	return kws
 }

@@ -264,7 +264,7 @@ func TestMastodonTagsAndQueries(t *testing.T) {
 		mode string
 		want []string
 	}{{"any", []string{"acme", `"mobile app"`}}, {"all", []string{`acme "mobile app"`}}, {"phrase", []string{`"acme mobile app"`}}} {
-		if got := mastodonQueries(Query{Keywords: []string{"acme", "mobile app"}, QueryMode: c.mode}); !reflect.DeepEqual(got, c.want) {
+		if got := searchTerms(Query{Keywords: []string{"acme", "mobile app"}, QueryMode: c.mode}); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %q", c.mode, got)
 		}
 	}
