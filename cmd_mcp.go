@@ -60,7 +60,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return svc.Authenticate(ctx, token, "", "")
 		},
 	})
-	svc.Log.Info("earshot mcp ready on stdio", "data", cfg.DataDir, "tools", len(svc.Capabilities()))
+	svc.Log.Info("earshot mcp ready on stdio", "database", svc.Store.Path(), "tools", len(svc.Capabilities()))
 	err = srv.Run(ctx, &server.StdioTransport{In: stdin, Out: stdout})
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		return nil

@@ -124,7 +124,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if demo {
 		// A fresh data dir, and every collector pointed at a local server
 		// replaying recorded platform responses: no credentials, no network.
-		if !fs.isSet("data") {
+		if !fs.isSet("data") && cfg.DatabaseURL == "" {
 			d, err := os.MkdirTemp("", "earshot-demo-")
 			if err != nil {
 				ln.Close()
@@ -138,7 +138,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 				}
 			}()
 		}
-		if _, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err == nil {
+		if cfg.DatabaseURL != "" {
+			// On PostgreSQL the demo's fresh database is a new schema,
+			// dropped when the demo stops.
+			u, drop, err := store.NewSchema(ctx, cfg.DatabaseURL, "earshot_demo_")
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			defer drop()
+			cfg.DatabaseURL = u
+		} else if _, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err == nil {
 			ln.Close()
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
@@ -200,9 +210,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	serving = true
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "data", cfg.DataDir)
+	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "backend", svc.Store.Backend(), "database", svc.Store.Path())
 	if demo {
-		fmt.Fprintf(stdout, "Data dir: %s\n", cfg.DataDir)
+		if cfg.DatabaseURL != "" {
+			fmt.Fprintf(stdout, "Database: %s (a schema dropped when the demo stops)\n", svc.Store.Path())
+		} else {
+			fmt.Fprintf(stdout, "Data dir: %s\n", cfg.DataDir)
+		}
 		printDemo(stdout, info)
 		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
 	} else {

@@ -32,6 +32,7 @@ var Version = "dev"
 // Config is every setting, parsed once from flags and EARSHOT_* variables.
 type Config struct {
 	DataDir              string
+	DatabaseURL          string // PostgreSQL instead of SQLite in DataDir
 	Addr                 string
 	BaseURL              string
 	DocsURL              string
@@ -90,8 +91,10 @@ var usage = func() string {
 	b.WriteString(`
 --data DIR (env EARSHOT_DATA, default ./earshot-data) is the data directory.
 Only serve, demo, user create and bench start a new one; the other commands
-need its database. "earshot help COMMAND" lists a command's flags and their
-EARSHOT_* variables.
+need its database. --database-url postgres://… (env EARSHOT_DATABASE_URL)
+keeps the store in PostgreSQL instead, for every command; "earshot migrate"
+copies a data dir there. "earshot help COMMAND" lists a command's flags and
+their EARSHOT_* variables.
 `)
 	return b.String()
 }()
@@ -252,6 +255,8 @@ func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Co
 		vars: map[string]string{}, given: map[string]bool{}, fromEnv: map[string]bool{}}
 	fs.SetOutput(stderr)
 	fs.checkedVar(&cfg.DataDir, "data", "EARSHOT_DATA", "./earshot-data", "data `directory`", parseDataDir)
+	fs.checkedVar(&cfg.DatabaseURL, "database-url", "EARSHOT_DATABASE_URL", "",
+		"PostgreSQL `URL` postgres://user:pass@host/db; the store lives there instead of the data dir", parseDatabaseURL)
 	fs.checkedVar(&cfg.LogLevel, "log-level", "EARSHOT_LOG_LEVEL", "info", "log `level`: debug, info, warn or error", parseLogLevel)
 	cfg.Getenv = getenv
 	return fs
@@ -349,6 +354,13 @@ func parseDataDir(s string) (string, error) {
 		return "", errors.New("must name a directory")
 	}
 	return s, nil
+}
+
+func parseDatabaseURL(s string) (string, error) {
+	if !store.IsDatabaseURL(strings.TrimSpace(s)) {
+		return "", errors.New("must be a PostgreSQL URL, postgres://user:password@host:5432/database")
+	}
+	return strings.TrimSpace(s), nil
 }
 
 func parseLogLevel(s string) (string, error) {
@@ -488,12 +500,7 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + envOr(cfg.Getenv, "EARSHOT_ADDR", "127.0.0.1:8080")
 	}
-	if !create {
-		if err := databaseExists(cfg.DataDir); err != nil {
-			return nil, nil, err
-		}
-	}
-	st, err := store.Open(ctx, cfg.DataDir)
+	st, err := openStore(ctx, cfg, create)
 	if store.IsReadOnly(err) {
 		return nil, nil, fmt.Errorf("the data dir %s is read-only for this user, and opening its database needs to write (schema check, WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, store.FileName)
 	}
@@ -505,6 +512,20 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}, newLogger(stderr, cfg.LogLevel))
 	return svc, func() { st.Close() }, nil
+}
+
+// openStore opens the store the flags select: PostgreSQL at
+// --database-url, else SQLite in the data dir (created only when create).
+func openStore(ctx context.Context, cfg *Config, create bool) (*store.Store, error) {
+	if cfg.DatabaseURL != "" {
+		return store.OpenPostgres(ctx, cfg.DatabaseURL)
+	}
+	if !create {
+		if err := databaseExists(cfg.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	return store.Open(ctx, cfg.DataDir)
 }
 
 // databaseExists reports, as an error for the user, a data dir that holds

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"earshot/store/storetest"
 )
 
 func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -24,12 +26,16 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 func TestAdminCLI(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
+	dbURL := storetest.URL(t) // "" on SQLite: the data dir
+	if dbURL != "" {
+		env["EARSHOT_DATABASE_URL"] = dbURL
+	}
 	code, out, errs := runCLI(t, env, "user", "create", "--email", "owner@example.com", "--password", "password123")
 	if code != 0 || len(strings.TrimSpace(out)) != 36 {
 		t.Fatalf("user create: %d %q %q", code, out, errs)
 	}
 	// password from the environment; duplicate email refused
-	env2 := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_PASSWORD": "password456"}
+	env2 := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_PASSWORD": "password456", "EARSHOT_DATABASE_URL": dbURL}
 	if code, _, errs := runCLI(t, env2, "user", "create", "--email", "OWNER@example.com"); code == 0 || !strings.Contains(errs, "exists") {
 		t.Fatalf("duplicate user: %d %s", code, errs)
 	}
@@ -68,6 +74,16 @@ func TestAdminCLI(t *testing.T) {
 		t.Fatal("unknown plan accepted")
 	}
 	backup := filepath.Join(t.TempDir(), "copy.db")
+	if dbURL != "" {
+		// PostgreSQL has its own backup tools: backup says which, and fails.
+		if code, _, errs := runCLI(t, env, "backup", "--to", backup); code != 1 || !strings.Contains(errs, "pg_dump") {
+			t.Fatalf("backup on PostgreSQL: exit %d %s", code, errs)
+		}
+		if _, err := os.Stat(backup); err == nil {
+			t.Fatal("backup on PostgreSQL wrote a file")
+		}
+		return
+	}
 	if code, _, errs := runCLI(t, env, "backup", "--to", backup); code != 0 {
 		t.Fatalf("backup: %s", errs)
 	}

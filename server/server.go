@@ -261,7 +261,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			checks["migrations"] = "ok"
 		}
 	}
-	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion}
+	// The backend is named so that a load balancer's or an operator's
+	// check shows which store a process runs on ("sqlite" or "postgres").
+	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion, "backend": s.store.Backend()}
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
