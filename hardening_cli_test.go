@@ -161,7 +161,9 @@ func TestTestScriptAndPrerequisites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"command -v gcc", "apt-get install", "gcc", "EARSHOT_LOOPBACK_ONLY=1"} {
+	for _, want := range []string{"command -v gcc", "apt-get install", "gcc", "EARSHOT_LOOPBACK_ONLY=1",
+		// issue 17: a second pass on a throwaway PostgreSQL, stopped at exit
+		"scripts/pg-cluster.sh start", "EARSHOT_TEST_DATABASE_URL=", "trap stop_pg EXIT", "EARSHOT_DATABASE_URL="} {
 		if !strings.Contains(string(script), want) {
 			t.Errorf("scripts/test-all.sh lacks %q", want)
 		}

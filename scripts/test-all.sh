@@ -2,7 +2,10 @@
 # Runs every test of Earshot on a fresh machine: Go unit and black-box tests
 # with the race detector, then the end-to-end checks with independent
 # clients (npm packages at pinned versions, Debian's chromium), which this
-# script installs when they are missing.
+# script installs when they are missing. Then the same store, server and
+# end-to-end tests again on PostgreSQL: a throwaway cluster from Debian's
+# postgresql package (installed when missing) in a temp dir on a loopback
+# port, stopped and removed at exit. PG_TESTS=0 skips that second pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,5 +55,35 @@ for script in e2e/mcp/run.sh e2e/browser/run.sh; do
     "$script"
   fi
 done
+
+if [ "${PG_TESTS:-1}" != 0 ]; then
+  PG_DIR=$(mktemp -d /tmp/earshot-pg-XXXXXX)
+  stop_pg() {
+    scripts/pg-cluster.sh stop "$PG_DIR" 2>/dev/null || true
+    rm -rf "$PG_DIR"
+  }
+  trap stop_pg EXIT
+  # A free loopback port (connection refused = nobody listens).
+  PG_PORT=55600
+  while (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null; do PG_PORT=$((PG_PORT + 1)); done
+  step "PostgreSQL: a throwaway cluster in $PG_DIR on 127.0.0.1:$PG_PORT (Debian's postgresql)"
+  PG_URL=$(scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT")
+  "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/postgres" --version
+
+  # Every test opening its store through store/storetest gets a fresh
+  # schema of this database. Without -race: the race detector's pass above
+  # already ran the same code; this pass checks the SQL on the other engine.
+  step "go test on PostgreSQL (store, capability, server, delivery, collectors, spikes, dashboard, CLI and the two-process test)"
+  EARSHOT_TEST_DATABASE_URL="$PG_URL" go test -count=1 -timeout 20m \
+    ./store/... ./capability ./server ./deliver ./collect ./spike ./ui .
+
+  # The MCP end-to-end check with its own database: every earshot command
+  # it runs reads EARSHOT_DATABASE_URL.
+  if [ -x e2e/mcp/run.sh ]; then
+    step "e2e/mcp/run.sh on PostgreSQL"
+    "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/psql" "$PG_URL" -qc 'CREATE DATABASE e2e_mcp'
+    EARSHOT_DATABASE_URL="postgres://earshot@127.0.0.1:$PG_PORT/e2e_mcp?sslmode=disable" e2e/mcp/run.sh
+  fi
+fi
 
 step "all tests passed"
