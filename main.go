@@ -66,6 +66,7 @@ var commands = []struct{ name, what, flags string }{
 	{"key list", "List a project's API keys", "--project ID"},
 	{"key revoke", "Revoke an API key", "--key-id ID"},
 	{"backup", "Write a consistent copy of the database", "--to FILE"},
+	{"migrate", "Copy the data dir's SQLite database into an empty PostgreSQL\ndatabase (a consistent snapshot; safe while serve runs)", "--to postgres://… [--data DIR]"},
 	{"classify", "Classify JSON lines from stdin to stdout (no data dir)", "[--classifier builtin|ollama]"},
 	{"bench", "Performance report of the inbox on a generated history", "[--mentions N] [--other N]"},
 	{"version", "Print the version and the API version", ""},
@@ -210,6 +211,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdKeyRevoke(ctx, rest, stdout, stderr, getenv)
 	case "backup":
 		err = cmdBackup(ctx, rest, stdout, stderr, getenv)
+	case "migrate":
+		err = cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr, getenv)
 	default:
