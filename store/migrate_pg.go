@@ -350,9 +350,9 @@ func copyTable(ctx context.Context, stx *sql.Tx, tx pgx.Tx, table string, srcCol
 	for _, c := range srcCols {
 		has[c] = true
 	}
-	var sel []string     // SQLite expressions
-	var names []string   // PostgreSQL columns
-	var types []string   // their types
+	var sel []string   // SQLite expressions
+	var names []string // PostgreSQL columns
+	var types []string // their types
 	foldFrom, foldAt := -1, -1
 	for _, c := range dstCols {
 		switch {
