@@ -291,7 +291,22 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		collectorEnv = getenv
 	}
 	registry := collect.NewRegistry(collectorEnv, &http.Client{Timeout: 60 * time.Second})
+	// Leases bound how long the work of a process that died waits for
+	// another (several processes on one PostgreSQL): a monitor's scan
+	// (EARSHOT_SCAN_LEASE, default 15m; a scan is cut off at 90% of it)
+	// and a webhook's queue (2 × EARSHOT_WEBHOOK_TIMEOUT + 10 s; 40 s).
+	scanLease, err := envDuration(getenv, "EARSHOT_SCAN_LEASE", 5*time.Second)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	webhookTimeout, err := envDuration(getenv, "EARSHOT_WEBHOOK_TIMEOUT", time.Second)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
+		Lease:    scanLease,
 		Ledger:   svc.Store.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota},
 	}, log, reg)
@@ -311,6 +326,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	}
 	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
 		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: schedule, SMTPURL: getenv("EARSHOT_SMTP_URL"), BaseURL: cfg.BaseURL,
+		Timeout: webhookTimeout,
 	}, log, reg)
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := worker.Run(ctx); err != nil && ctx.Err() == nil {
@@ -353,4 +369,18 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 	return b, nil
+}
+
+// envDuration reads an optional duration variable of at least least (0 when
+// unset: the component's default).
+func envDuration(getenv func(string) string, key string, least time.Duration) (time.Duration, error) {
+	v := getenv(key)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < least {
+		return 0, usagef("invalid value %q for %s: must be a duration of at least %s, like 5m", v, key, least)
+	}
+	return d, nil
 }

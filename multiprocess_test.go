@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"earshot/capability"
+	"earshot/collect"
+	"earshot/store"
+	"earshot/store/storetest"
+)
+
+// Leases of the two-process test: short, so that the survivor's takeover
+// fits in a test (serve's defaults: 15 min and 2 × 15 s + 10 s).
+const (
+	mpScanLease      = 20 * time.Second
+	mpWebhookTimeout = 3 * time.Second
+	mpDeliveryLease  = 2*mpWebhookTimeout + 10*time.Second
+)
+
+// slowReplay is the recorded platforms, each answer delayed, so that a
+// backfill takes long enough to be interrupted.
+func slowReplay(t *testing.T, delay time.Duration) *httptest.Server {
+	h := collect.NewReplayHandler()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// collectorVars are the variables that point every collector at replay.
+func collectorVars(replayURL string) []string {
+	env := collect.DemoEnv(replayURL)
+	var out []string
+	for _, k := range []string{collect.EnvHNBaseURL, collect.EnvRedditBaseURL, collect.EnvRedditOAuthBaseURL, collect.EnvYouTubeBaseURL,
+		collect.EnvYouTubeAPIKey, collect.EnvXBaseURL, collect.EnvXBearerToken, collect.EnvThreadsBaseURL, collect.EnvThreadsToken,
+		collect.EnvLinkedInBaseURL, collect.EnvLinkedInToken, collect.EnvNewsBaseURL, collect.EnvGDELTBaseURL, collect.EnvAppStoreBaseURL,
+		collect.EnvTrustpilotBaseURL, collect.EnvTrustpilotAPIKey, collect.EnvBlueskyBaseURL, collect.EnvBlueskyHandle,
+		collect.EnvBlueskyAppPassword, collect.EnvMastodonInstances} {
+		if v := env(k); v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// mpMonitors are the demo's two monitors, for one project.
+func mpMonitors(replayURL string) []map[string]any {
+	return []map[string]any{
+		{"name": "Acme", "keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
+			"feed_urls": collect.DemoFeedURLs(replayURL), "review_urls": collect.DemoReviewURLs(replayURL), "backfill_hours": 168},
+		{"name": "Globex", "keywords": []string{"Globex"}, "backfill_hours": 168},
+	}
+}
+
+// receiver is a webhook endpoint that records every message it receives.
+type receiver struct {
+	mu   sync.Mutex
+	seen map[string][]time.Time // webhook-id → receipts
+	n    int
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	time.Sleep(20 * time.Millisecond) // a backlog builds up
+	rc.mu.Lock()
+	rc.seen[r.Header.Get("Webhook-Id")] = append(rc.seen[r.Header.Get("Webhook-Id")], time.Now())
+	rc.n++
+	rc.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.n
+}
+
+// startServeProcess starts `earshot serve` as a child process (the test
+// binary re-executed, see main_mcp_test.go) and waits for /healthz.
+func startServeProcess(t *testing.T, name string, env []string) (*exec.Cmd, string) {
+	t.Helper()
+	addr := freePort(t)
+	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), append([]string{"EARSHOT_TEST_AS_CLI=1"}, env...)...)
+	log, err := os.Create(t.TempDir() + "/" + name + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			t.Logf("log of %s (last lines):\n%s", name, strings.Join(lines[max(0, len(lines)-30):], "\n"))
+		}
+	})
+	for i := 0; i < 600; i++ {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return cmd, "http://" + addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not start", name)
+	return nil, ""
+}
+
+// Issue 17: two `earshot serve` share one PostgreSQL database. Both collect
+// (a backfill of several projects' monitors) and deliver (a webhook
+// backlog per project); one is killed with SIGKILL in the middle. The
+// other takes the dead one's leases over when they expire and finishes:
+// every mention is collected once (as many as one process collects alone,
+// on SQLite), every delivery is received, and a delivery is received twice
+// only if the killed process sent it before it died (at-least-once), never
+// because both live processes sent it.
+func TestTwoProcessesShareTheWork(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("needs PostgreSQL: set " + storetest.EnvURL)
+	}
+	dbURL := storetest.URL(t)
+	replay := slowReplay(t, 150*time.Millisecond)
+	rc := &receiver{seen: map[string][]time.Time{}}
+	hooks := httptest.NewServer(rc)
+	defer hooks.Close()
+
+	// Three projects, each with its own key and webhook.
+	const projects = 3
+	cli := map[string]string{"EARSHOT_DATABASE_URL": dbURL, "EARSHOT_LOG_LEVEL": "error"}
+	if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
+		t.Fatalf("user create: %s", errs)
+	}
+	var keys []string
+	for i := range projects {
+		code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", fmt.Sprintf("Brand %d", i))
+		var p struct{ ID string }
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("project create: %s", errs)
+		}
+		runCLI(t, cli, "project", "set-plan", "--project", p.ID, "--plan", "unlimited")
+		_, k, _ := runCLI(t, cli, "key", "create", "--project", p.ID)
+		keys = append(keys, strings.TrimSpace(k))
+	}
+
+	// What one process collects alone: the same monitors on SQLite.
+	want := referenceCounts(t, replay.URL, projects)
+
+	env := append(collectorVars(replay.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
+		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
+		"EARSHOT_SCAN_LEASE="+mpScanLease.String(), "EARSHOT_WEBHOOK_TIMEOUT="+mpWebhookTimeout.String())
+	procA, baseA := startServeProcess(t, "serve-A", env)
+	_, baseB := startServeProcess(t, "serve-B", env)
+
+	for i, key := range keys {
+		a, b := restClient{t, baseA, key}, restClient{t, baseB, key}
+		a.ok("POST", "/api/v1/webhooks", map[string]any{"url": fmt.Sprintf("%s/p%d", hooks.URL, i), "events": []string{"mention.created"}})
+		for j, m := range mpMonitors(replay.URL) {
+			// Alternately through A and B: each nudges its own scheduler.
+			[]restClient{a, b}[j%2].ok("POST", "/api/v1/monitors", m)
+		}
+	}
+
+	// Kill A in the middle of the backfill and the delivery backlog.
+	deadline := time.Now().Add(time.Minute)
+	for rc.count() < 20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := procA.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	procA.Wait()
+	killed := time.Now()
+	t.Logf("killed A after %d webhook receipts", rc.count())
+
+	// B alone finishes within the leases' bound.
+	bound := mpScanLease + mpDeliveryLease + 45*time.Second
+	done := func() (bool, string) {
+		for i, key := range keys {
+			b := restClient{t, baseB, key}
+			mons := b.ok("GET", "/api/v1/monitors", nil)["data"].(map[string]any)["monitors"].([]any)
+			for _, m := range mons {
+				if m.(map[string]any)["last_scanned_at"] == nil {
+					return false, "a monitor not scanned yet"
+				}
+			}
+			n := b.ok("GET", "/api/v1/mention-count", nil)["data"].(map[string]any)["count"].(float64)
+			if int(n) < want[i] {
+				return false, fmt.Sprintf("project %d: %d of %d mentions", i, int(n), want[i])
+			}
+			hook := b.ok("GET", "/api/v1/webhooks", nil)["data"].(map[string]any)["webhooks"].([]any)[0].(map[string]any)
+			pend := b.ok("GET", "/api/v1/webhooks/"+hook["id"].(string)+"/deliveries?status=pending&limit=1", nil)["data"].(map[string]any)
+			if ds, _ := pend["deliveries"].([]any); len(ds) > 0 {
+				return false, fmt.Sprintf("project %d: deliveries pending", i)
+			}
+		}
+		return true, ""
+	}
+	var why string
+	for {
+		var ok bool
+		if ok, why = done(); ok {
+			break
+		}
+		if time.Since(killed) > bound {
+			t.Fatalf("B did not finish within %s of the kill: %s", bound, why)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	took := time.Since(killed)
+	t.Logf("B finished %s after the kill (bound %s: scan lease %s + delivery lease %s + margin)", took.Round(time.Millisecond), bound, mpScanLease, mpDeliveryLease)
+
+	// Every mention once, as many as alone; every delivery received.
+	dups, early := 0, 0
+	for i, key := range keys {
+		b := restClient{t, baseB, key}
+		seenIDs := map[string]bool{}
+		total, cursor := 0, ""
+		for {
+			p := "/api/v1/mentions?limit=100"
+			if cursor != "" {
+				p += "&cursor=" + url.QueryEscape(cursor)
+			}
+			d := b.ok("GET", p, nil)["data"].(map[string]any)
+			for _, m := range d["items"].([]any) {
+				mm := m.(map[string]any)
+				k := mm["source"].(string) + "/" + mm["external_id"].(string)
+				if seenIDs[k] {
+					t.Errorf("project %d: mention %s stored twice", i, k)
+				}
+				seenIDs[k] = true
+				total++
+			}
+			next, _ := d["nextCursor"].(string)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		if total != want[i] {
+			t.Errorf("project %d: %d mentions, one process alone collects %d", i, total, want[i])
+		}
+		hook := b.ok("GET", "/api/v1/webhooks", nil)["data"].(map[string]any)["webhooks"].([]any)[0].(map[string]any)
+		cursor, deliveries := "", 0
+		for {
+			p := "/api/v1/webhooks/" + hook["id"].(string) + "/deliveries?limit=100"
+			if cursor != "" {
+				p += "&cursor=" + url.QueryEscape(cursor)
+			}
+			d := b.ok("GET", p, nil)["data"].(map[string]any)
+			for _, x := range d["deliveries"].([]any) {
+				dl := x.(map[string]any)
+				deliveries++
+				if dl["status"] != "delivered" {
+					t.Errorf("delivery %s: %s", dl["id"], dl["status"])
+				}
+				rc.mu.Lock()
+				got := rc.seen[dl["event_id"].(string)]
+				rc.mu.Unlock()
+				switch {
+				case len(got) == 0:
+					t.Errorf("delivery of event %s never received", dl["event_id"])
+				case len(got) > 1:
+					dups += len(got) - 1
+					// At-least-once: the killed process sent it and died
+					// before recording it. Two live processes never both
+					// send one delivery.
+					if !got[0].Before(killed) || got[1].Before(killed) {
+						t.Errorf("event %s received twice while both processes ran: %v (kill at %v)", dl["event_id"], got, killed)
+					}
+				}
+				if len(got) > 0 && got[0].Before(killed) {
+					early++
+				}
+			}
+			next, _ := d["nextCursor"].(string)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		if deliveries < want[i] {
+			t.Errorf("project %d: %d deliveries for %d mentions", i, deliveries, want[i])
+		}
+	}
+	// What the killed process had sent but not recorded: at most a lane's
+	// unrecorded acknowledgements per webhook (see deliver's flushMax).
+	if dups > projects*65 {
+		t.Errorf("%d deliveries received twice", dups)
+	}
+	t.Logf("mentions per project %v; %d deliveries received before the kill, %d received twice (sent by the killed process, not recorded before it died)", want, early, dups)
+}
+
+// referenceCounts collects the test's monitors for n projects in process,
+// on SQLite, with one scheduler: how many mentions each project gets.
+func referenceCounts(t *testing.T, replayURL string, n int) []int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080", PlanQuotas: map[string]int{"trial": 0}}, log)
+	u, err := svc.CreateUser(ctx, "ref@example.com", "ref-password-1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range n {
+		p, err := st.CreateProject(ctx, u.ID, fmt.Sprintf("Brand %d", i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+		pr := &capability.Principal{Kind: capability.KindSystem, UserID: u.ID, ProjectID: p.ID, Role: "owner"}
+		for _, m := range mpMonitors(replayURL) {
+			if _, err := callSystem(ctx, svc, "create_monitor", pr, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoEnv(replayURL), http.DefaultClient), nil,
+		collect.SchedulerConfig{Monitors: 2 * n, Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
+	if k, err := sched.ScanDue(ctx); err != nil || k != 2*n {
+		t.Fatalf("reference scan: %d monitors, %v", k, err)
+	}
+	var out []int
+	for _, id := range ids {
+		ms, err := st.ListMentions(ctx, store.MentionFilter{ProjectID: id}, nil, 100000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, len(ms))
+	}
+	return out
+}
