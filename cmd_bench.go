@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -27,21 +26,89 @@ import (
 
 // cmdBench generates a large history and measures the inbox over HTTP on
 // loopback: list pages for 20 filter shapes, search, a cursor walk, status
-// updates and a CSV export. It prints a report; it asserts nothing.
+// updates and a CSV export. It prints a report; it asserts nothing. With
+// --backends sqlite,postgres it measures both stores in one run and prints
+// them side by side; on PostgreSQL it works in a fresh schema (dropped at
+// the end) and also measures collection throughput with one and with two
+// processes.
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := flag.NewFlagSet("earshot bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.DataDir, "data", "", "data directory for the generated database (default: a temp dir)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", getenv("EARSHOT_DATABASE_URL"), "PostgreSQL `URL` to measure in (a new schema, dropped at the end) (EARSHOT_DATABASE_URL)")
+	backends := fs.String("backends", "", "`list` of stores to measure, sqlite and/or postgres (default: postgres with --database-url, else sqlite)")
 	main := fs.Int("mentions", 1000000, "mentions in the measured project")
 	other := fs.Int("other", 1000000, "mentions spread over 50 other projects")
 	reqs := fs.Int("requests", 200, "requests per measured shape")
 	exportRows := fs.Int("export", 100000, "rows to export")
 	reuse := fs.Bool("reuse", false, "measure the project an earlier run left in --data instead of generating mentions")
+	ingest := fs.Int("ingest", 100000, "posts each collecting process handles in the one- and two-process throughput runs on PostgreSQL (0 skips them)")
+	var child benchChild
+	fs.BoolVar(&child.on, "ingest-child", false, "internal: one collecting process of the throughput run")
+	fs.StringVar(&child.project, "ingest-project", "", "internal")
+	fs.StringVar(&child.monitors, "ingest-monitors", "", "internal")
+	fs.StringVar(&child.prefix, "ingest-prefix", "", "internal")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if cfg.DataDir == "" {
+	if child.on {
+		return benchIngestChild(ctx, cfg.DatabaseURL, child, *ingest, stdout)
+	}
+	list := strings.Split(*backends, ",")
+	if *backends == "" {
+		list = []string{"sqlite"}
+		if cfg.DatabaseURL != "" {
+			list = []string{"postgres"}
+		}
+	}
+	var results []*benchReport
+	for _, b := range list {
+		b = strings.TrimSpace(b)
+		if b != "sqlite" && b != "postgres" {
+			return usagef("--backends: unknown store %q (sqlite, postgres)", b)
+		}
+		if b == "postgres" && cfg.DatabaseURL == "" {
+			return usagef("--backends postgres needs --database-url postgres://… (or EARSHOT_DATABASE_URL)")
+		}
+	}
+	for _, b := range list {
+		b = strings.TrimSpace(b)
+		rep := &benchReport{backend: b, w: stdout, prefix: len(list) > 1}
+		c := cfg
+		if b == "sqlite" {
+			c.DatabaseURL = ""
+		}
+		if err := benchBackend(ctx, c, getenv, *main, *other, *reqs, *exportRows, *reuse, rep); err != nil {
+			return fmt.Errorf("%s: %w", b, err)
+		}
+		if b == "postgres" && *ingest > 0 {
+			if err := benchIngestScaling(ctx, cfg.DatabaseURL, *ingest, rep); err != nil {
+				return fmt.Errorf("%s: ingest throughput: %w", b, err)
+			}
+		}
+		results = append(results, rep)
+	}
+	if len(results) > 1 {
+		printSideBySide(stdout, results)
+	}
+	return nil
+}
+
+// benchBackend generates (or reuses) the history in one store and measures it.
+func benchBackend(ctx context.Context, cfg Config, getenv func(string) string, mainN, otherN, reqsN, exportN int, reuse bool, rep *benchReport) error {
+	main, other, reqs, exportRows := &mainN, &otherN, &reqsN, &exportN
+	if cfg.DatabaseURL != "" {
+		if reuse {
+			return usagef("--reuse measures a data dir; on PostgreSQL every run generates its own schema")
+		}
+		u, drop, err := store.NewSchema(ctx, cfg.DatabaseURL, "earshot_bench_")
+		if err != nil {
+			return err
+		}
+		defer drop()
+		cfg.DatabaseURL = u
+	} else if cfg.DataDir == "" {
 		d, err := os.MkdirTemp("", "earshot-bench-")
 		if err != nil {
 			return err
@@ -57,20 +124,25 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer closeFn()
-	out := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	out := rep.line
+	out("store: %s (%s)", svc.Store.Backend(), svc.Store.Path())
 
 	var mon *store.Monitor
 	var key *capability.IssuedKey
-	if *reuse {
+	if reuse {
 		if mon, key, err = benchReuse(ctx, svc); err != nil {
 			return err
 		}
 		out("reusing project Bench of %s (no mentions generated)", cfg.DataDir)
-	} else if mon, key, err = benchGenerate(ctx, svc, *main, *other, out); err != nil {
+	} else if mon, key, err = benchGenerate(ctx, svc, *main, *other, rep); err != nil {
 		return err
 	}
-	size := dbSize(cfg.DataDir)
+	size, err := svc.Store.Size(ctx)
+	if err != nil {
+		return err
+	}
 	out("database size on disk: %.1f MB", float64(size)/1e6)
+	rep.metric("database size (MB)", "%.0f", float64(size)/1e6)
 
 	// 2. serve on loopback and measure
 	reg := metrics.New()
@@ -127,6 +199,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		all = append(all, ds...)
 	}
 	out("list_mentions, 20 filter shapes × %d requests: p50 %s p99 %s (slowest shape %q p99 %s)", *reqs, ms(pct(all, 50)), ms(pct(all, 99)), worst, ms(worstP99))
+	rep.metric("list_mentions p50 / p99", "%s / %s", ms(pct(all, 50)), ms(pct(all, 99)))
 
 	// Triage: urgency order, stats, counts and the public wall (issue 15).
 	for _, set := range []struct {
@@ -154,6 +227,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			}
 		}
 		out("%s: p50 %s p99 %s", set.name, ms(pct(ds, 50)), ms(pct(ds, 99)))
+		rep.metric(strings.SplitN(set.name, " ", 2)[0]+" p50 / p99", "%s / %s", ms(pct(ds, 50)), ms(pct(ds, 99)))
 	}
 
 	var sd []time.Duration
@@ -167,6 +241,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 	out("search pages (10 terms, common to absent): p50 %s p99 %s", ms(pct(sd, 50)), ms(pct(sd, 99)))
+	rep.metric("search p50 / p99", "%s / %s", ms(pct(sd, 50)), ms(pct(sd, 99)))
 
 	var wd []time.Duration
 	for w := 0; w < 20; w++ {
@@ -195,6 +270,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		wd = append(wd, time.Since(t0))
 	}
 	out("10-page cursor walk (50/page): p50 %s p99 %s per walk", ms(pct(wd, 50)), ms(pct(wd, 99)))
+	rep.metric("10-page walk p50 / p99", "%s / %s", ms(pct(wd, 50)), ms(pct(wd, 99)))
 
 	_, b, err := call("GET", "/api/v1/mentions?limit=100", "")
 	if err != nil {
@@ -219,6 +295,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		ud = append(ud, el)
 	}
 	out("update_mention_status: p50 %s p99 %s", ms(pct(ud, 50)), ms(pct(ud, 99)))
+	rep.metric("update_mention_status p50 / p99", "%s / %s", ms(pct(ud, 50)), ms(pct(ud, 99)))
 
 	t0 := time.Now()
 	_, eb, err := call("GET", fmt.Sprintf("/api/v1/exports/mentions?limit=%d", *exportRows), "")
@@ -227,6 +304,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	ed := time.Since(t0)
 	out("export_mentions: %d rows (%.1f MB CSV) in %s = %.0f rows/s", *exportRows, float64(len(eb))/1e6, ed.Round(time.Millisecond), float64(*exportRows)/ed.Seconds())
+	rep.metric("export (rows/s)", "%.0f", float64(*exportRows)/ed.Seconds())
 	var msts runtime.MemStats
 	runtime.ReadMemStats(&msts)
 	out("memory: Go heap in use %.1f MB, process RSS %s", float64(msts.HeapInuse)/1e6, rss())
@@ -251,16 +329,6 @@ func pct(ds []time.Duration, p int) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
 
-func dbSize(dir string) int64 {
-	var n int64
-	for _, f := range []string{"earshot.db", "earshot.db-wal"} {
-		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
-}
-
 // rss reads the resident set size of this process (Linux).
 func rss() string {
 	b, err := os.ReadFile("/proc/self/status")
@@ -278,8 +346,9 @@ func rss() string {
 // benchGenerate creates project Bench (unlimited plan, one own monitor
 // returned with a key), main mentions in it and other spread over 50 more projects, through
 // the real ingest path, and indexes them for search.
-func benchGenerate(ctx context.Context, svc *capability.Service, main, other int, out func(string, ...any)) (*store.Monitor, *capability.IssuedKey, error) {
+func benchGenerate(ctx context.Context, svc *capability.Service, main, other int, rep *benchReport) (*store.Monitor, *capability.IssuedKey, error) {
 	st := svc.Store
+	out := rep.line
 	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "benchmark-pw", "")
 	if err != nil {
 		return nil, nil, err
@@ -335,6 +404,7 @@ func benchGenerate(ctx context.Context, svc *capability.Service, main, other int
 		return nil, nil, err
 	}
 	out("insert: %d mentions into one project in %s = %.0f mentions/s (batches of %d, outbox events included; search indexing measured below)", main, d.Round(time.Millisecond), float64(main)/d.Seconds(), batchSize)
+	rep.metric("insert, one project (mentions/s)", "%.0f", float64(main)/d.Seconds())
 	per := other / 50
 	d2 := time.Duration(0)
 	for i, p := range others {
@@ -345,6 +415,7 @@ func benchGenerate(ctx context.Context, svc *capability.Service, main, other int
 		d2 += dd
 	}
 	out("insert: %d mentions over 50 other projects in %s = %.0f mentions/s", per*50, d2.Round(time.Millisecond), float64(per*50)/d2.Seconds())
+	rep.metric("insert, 50 projects (mentions/s)", "%.0f", float64(per*50)/d2.Seconds())
 	t0 := time.Now()
 	indexed := 0
 	for {
