@@ -61,31 +61,15 @@ func (s *Service) groupCaps() []*Capability {
 
 // ---- saved views ----
 
-// ViewFilters is a saved filter: the same keys as the list_mentions query.
-type ViewFilters struct {
-	MonitorID    string `json:"monitor_id,omitempty" validate:"format=uuid"`
-	Source       string `json:"source,omitempty" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews"`
-	Category     string `json:"category,omitempty" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other"`
-	Sentiment    string `json:"sentiment,omitempty" validate:"enum=positive|neutral|negative"`
-	Status       string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored"`
-	MinUrgency   *int   `json:"min_urgency,omitempty" validate:"min=0,max=100"`
-	MaxUrgency   *int   `json:"max_urgency,omitempty" validate:"min=0,max=100"`
-	AuthorHandle string `json:"author_handle,omitempty" validate:"maxlen=200"`
-	Search       string `json:"search,omitempty" validate:"maxlen=200"`
-	DatePreset   string `json:"date_preset,omitempty" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time"`
-	Since        string `json:"since,omitempty" validate:"format=date-time"`
-	Until        string `json:"until,omitempty" validate:"format=date-time"`
-}
-
 type CreateViewIn struct {
-	Name    string       `json:"name" validate:"required,maxlen=80" doc:"View name."`
-	Filters *ViewFilters `json:"filters,omitempty" doc:"Filters with the same keys as the list_mentions query."`
+	Name    string          `json:"name" validate:"required,maxlen=80" doc:"View name."`
+	Filters *MentionFilters `json:"filters,omitempty" doc:"Filters with the same keys as the list_mentions query."`
 }
 
 type UpdateViewIn struct {
-	ID      string       `json:"id" in:"path" validate:"required,format=uuid" doc:"View id."`
-	Name    *string      `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
-	Filters *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
+	ID      string          `json:"id" in:"path" validate:"required,format=uuid" doc:"View id."`
+	Name    *string         `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
+	Filters *MentionFilters `json:"filters,omitempty" doc:"Replaces the filters."`
 }
 
 type ViewsOut struct {
@@ -96,7 +80,7 @@ type ViewsOut struct {
 // its query: the monitor must be one of the project's (a deleted one
 // counts; another project's answers exactly like a random id) and the
 // ranges must not be empty.
-func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters) error {
+func (s *Service) checkFilters(ctx context.Context, p *Principal, f *MentionFilters) error {
 	if f == nil {
 		return nil
 	}
@@ -110,10 +94,35 @@ func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters
 			return Invalid("filters.until", "filters.until must be after filters.since")
 		}
 	}
+	if f.StoryID != "" {
+		if _, err := s.Store.Story(ctx, p.ProjectID, f.StoryID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return notFoundParam("story", "filters.story_id")
+			}
+			return err
+		}
+	}
 	return s.checkMonitorRef(ctx, p, f.MonitorID, "filters.monitor_id")
 }
 
-func filtersJSON(f *ViewFilters) json.RawMessage {
+// checkAlertFilters: a mention alert notifies new relevant mentions, so
+// filters keeping only irrelevant ones or the project's own posts (never
+// relevant) could never fire; they are refused rather than saved silent.
+// A spike alert takes fewer filters (checkSpikeFilters).
+func checkAlertFilters(trigger string, f *MentionFilters) error {
+	if err := checkSpikeFilters(trigger, f); err != nil || f == nil || trigger == "spike" {
+		return err
+	}
+	if f.IsRelevant != nil && !*f.IsRelevant {
+		return Invalid("filters.is_relevant", "an alert notifies relevant mentions only: filters.is_relevant false would never fire")
+	}
+	if f.Own != nil && *f.Own {
+		return Invalid("filters.own", "an alert notifies relevant mentions only and the project's own posts never are: filters.own true would never fire")
+	}
+	return nil
+}
+
+func filtersJSON(f *MentionFilters) json.RawMessage {
 	if f == nil {
 		return json.RawMessage(`{}`)
 	}
@@ -212,26 +221,26 @@ func (s *Service) categoryCaps() []*Capability {
 // ---- alerts ----
 
 type CreateAlertIn struct {
-	Name       string       `json:"name" validate:"required,maxlen=80" doc:"Alert name."`
-	Channel    string       `json:"channel" validate:"required,enum=email|webhook|slack" doc:"email, webhook (signed like webhooks) or slack (an incoming-webhook URL)."`
-	Target     string       `json:"target" validate:"required,maxlen=2048" doc:"An email address, or the https URL to post to."`
-	MinUrgency *int         `json:"min_urgency,omitempty" validate:"min=0,max=100" default:"70" doc:"Notify only mentions with urgency at least this."`
-	Filters    *ViewFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
-	Active     *bool        `json:"active,omitempty" default:"true" doc:"false creates it paused."`
-	Digest     string       `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
-	Trigger    string       `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
+	Name       string          `json:"name" validate:"required,maxlen=80" doc:"Alert name."`
+	Channel    string          `json:"channel" validate:"required,enum=email|webhook|slack" doc:"email, webhook (signed like webhooks) or slack (an incoming-webhook URL)."`
+	Target     string          `json:"target" validate:"required,maxlen=2048" doc:"An email address, or the https URL to post to."`
+	MinUrgency *int            `json:"min_urgency,omitempty" validate:"min=0,max=100" default:"70" doc:"Notify only mentions with urgency at least this."`
+	Filters    *MentionFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
+	Active     *bool           `json:"active,omitempty" default:"true" doc:"false creates it paused."`
+	Digest     string          `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
+	Trigger    string          `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
 }
 
 type UpdateAlertIn struct {
-	ID         string       `json:"id" in:"path" validate:"required,format=uuid" doc:"Alert id."`
-	Name       *string      `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
-	Active     *bool        `json:"active,omitempty" doc:"Pause or resume."`
-	MinUrgency *int         `json:"min_urgency,omitempty" validate:"min=0,max=100" doc:"Urgency threshold."`
-	Channel    *string      `json:"channel,omitempty" validate:"enum=email|webhook|slack" doc:"New channel (send target too)."`
-	Target     *string      `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
-	Filters    *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
-	Digest     *string      `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
-	Trigger    *string      `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
+	ID         string          `json:"id" in:"path" validate:"required,format=uuid" doc:"Alert id."`
+	Name       *string         `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
+	Active     *bool           `json:"active,omitempty" doc:"Pause or resume."`
+	MinUrgency *int            `json:"min_urgency,omitempty" validate:"min=0,max=100" doc:"Urgency threshold."`
+	Channel    *string         `json:"channel,omitempty" validate:"enum=email|webhook|slack" doc:"New channel (send target too)."`
+	Target     *string         `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
+	Filters    *MentionFilters `json:"filters,omitempty" doc:"Replaces the filters."`
+	Digest     *string         `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
+	Trigger    *string         `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
 }
 
 type AlertOut struct {
@@ -301,7 +310,7 @@ func (s *Service) alertCaps() []*Capability {
 				}
 				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: true, MinUrgency: 70, Channel: in.Channel, Target: in.Target,
 					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant"), Trigger: or(in.Trigger, "mention")}
-				if err := checkSpikeFilters(a.Trigger, in.Filters); err != nil {
+				if err := checkAlertFilters(a.Trigger, in.Filters); err != nil {
 					return nil, err
 				}
 				if in.MinUrgency != nil {
@@ -355,11 +364,11 @@ func (s *Service) alertCaps() []*Capability {
 					a.Trigger = *in.Trigger
 				}
 				if in.Trigger != nil || in.Filters != nil {
-					var f ViewFilters
+					var f MentionFilters
 					if err := json.Unmarshal(a.Filters, &f); err != nil {
 						return nil, err
 					}
-					if err := checkSpikeFilters(a.Trigger, &f); err != nil {
+					if err := checkAlertFilters(a.Trigger, &f); err != nil {
 						return nil, err
 					}
 				}
