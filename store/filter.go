@@ -184,7 +184,9 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 	}
 	if f.AuthorHandle != "" {
 		// NOCASE folds ASCII letters only, like asciiFold; the author
-		// index has the same collation (migration 140).
+		// index has the same collation (migration 140). (PostgreSQL: lower()
+		// on the C-collated column folds ASCII only too, with an index on
+		// lower(author_handle).)
 		add(`m.author_handle = ? COLLATE NOCASE`, f.AuthorHandle)
 	}
 	if f.IsRelevant != nil {
