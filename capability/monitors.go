@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"earshot/deliver"
+	"earshot/netguard"
 	"earshot/store"
 )
 
@@ -154,7 +154,7 @@ func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) erro
 		return nil // the demo's own seeding points at its local replay server
 	}
 	for i, raw := range urls {
-		if err := deliver.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
+		if err := netguard.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
 			return refusedURL(fmt.Sprintf("%s[%d]", field, i), err, "URL", "feeds and review pages must be public addresses")
 		}
 	}

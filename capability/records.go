@@ -7,8 +7,9 @@ import (
 	"math"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 func (s *Service) now() time.Time { return time.Now().UTC() }
@@ -261,7 +262,7 @@ func (s *Service) checkTarget(channel, target string) error {
 // alert target (the delivery client checks the resolved IP again). The
 // message is the guard's reason, never a resolver's or Go's error text.
 func (s *Service) checkWebhookURL(param, raw string) error {
-	if err := deliver.ValidateURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
+	if err := netguard.ValidateURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
 		return refusedURL(param, err, "webhook URL", "webhooks must reach a public address")
 	}
 	return nil
@@ -271,11 +272,11 @@ func (s *Service) checkWebhookURL(param, raw string) error {
 // reason, and for a refused address what is allowed instead. what names
 // the URL when the error carries no reason.
 func refusedURL(param string, err error, what, publicOnly string) error {
-	var ue *deliver.URLError
+	var ue *netguard.URLError
 	if !errors.As(err, &ue) {
 		return Invalid(param, "%s is not an allowed %s", param, what)
 	}
-	if errors.Is(err, deliver.ErrForbiddenAddress) {
+	if errors.Is(err, netguard.ErrForbiddenAddress) {
 		return Invalid(param, "%s: %s; %s", param, ue.Reason, publicOnly)
 	}
 	return Invalid(param, "%s: %s", param, ue.Reason)
@@ -312,7 +313,7 @@ func (s *Service) alertCaps() []*Capability {
 				}
 				out := &AlertOut{Alert: a}
 				if a.Channel == "webhook" {
-					a.Secret = deliver.NewSecret()
+					a.Secret = webhooksig.NewSecret()
 					out.Secret = &a.Secret
 				}
 				if err := s.Store.CreateAlert(ctx, a); err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"earshot/deliver"
+	"earshot/netguard"
 )
 
 // Jetstream mode (no Bluesky credentials). Jetstream is Bluesky's JSON
@@ -219,7 +219,7 @@ func (b *Bluesky) readJetstream(ctx context.Context, sh *jetstreamShare, start, 
 		return fmt.Errorf("bluesky: jetstream URL: %w", err)
 	}
 	// Tests stay hermetic, as for every platform request (HTTP.Do).
-	if err := deliver.CheckLoopbackURL(u); err != nil {
+	if err := netguard.CheckLoopbackURL(u); err != nil {
 		return fmt.Errorf("bluesky: %w", err)
 	}
 	qs := u.Query()
