@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"earshot/collect/wire"
 	"earshot/netguard"
 )
 
@@ -287,7 +288,7 @@ func jetstreamPost(ev jetstreamEvent) (Post, bool) {
 		ev.DID == "" || c.RKey == "" {
 		return Post{}, false
 	}
-	published, err := ParseTimestamp(c.Record.CreatedAt)
+	published, err := wire.ParseTimestamp(c.Record.CreatedAt)
 	if err != nil {
 		published = time.UnixMicro(ev.TimeUS)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // ThreadsBaseURL is the Threads Graph API host.
@@ -126,7 +128,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 			}
 			ts, err := time.Parse("2006-01-02T15:04:05-0700", m.Timestamp)
 			if err != nil {
-				if ts, err = ParseTimestamp(m.Timestamp); err != nil {
+				if ts, err = wire.ParseTimestamp(m.Timestamp); err != nil {
 					return posts, fmt.Errorf("threads: post %s: %w", m.ID, err)
 				}
 			}
@@ -141,7 +143,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 			seen[m.ID] = true
 			link := m.Permalink
 			if link == "" && m.Username != "" {
-				link = "https://www.threads.net/@" + NormalizeHandle(m.Username) + "/post/" + m.ID
+				link = "https://www.threads.net/@" + wire.NormalizeHandle(m.Username) + "/post/" + m.ID
 			}
 			eng := map[string]int64{"has_replies": 0}
 			if m.HasReplies {
@@ -151,8 +153,8 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 				Source:       "threads",
 				ExternalID:   m.ID,
 				URL:          link,
-				AuthorHandle: NormalizeHandle(m.Username),
-				Text:         UnescapeText(m.Text), // plain text, not HTML
+				AuthorHandle: wire.NormalizeHandle(m.Username),
+				Text:         wire.UnescapeText(m.Text), // plain text, not HTML
 				PublishedAt:  ts,
 				Engagement:   eng,
 			})
