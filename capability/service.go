@@ -243,3 +243,6 @@ func resourceName(c *Capability) string {
 	}
 	return c.Group
 }
+
+// now is the service's clock, in UTC.
+func (s *Service) now() time.Time { return time.Now().UTC() }
