@@ -146,9 +146,9 @@ func (s *Service) resolveGroup(ctx context.Context, projectID string, id *string
 	return g, err
 }
 
-// checkFetchURLs refuses feed and review URLs that name a refused address
-// (CONTRACT §8's guard, applied to what collectors fetch for the user), so
-// the user hears it at once instead of from a failing source.
+// checkFetchURLs refuses feed and review URLs that name a refused address (the
+// URL guard of docs/decisions.md#webhooks, applied to what collectors fetch for
+// the user), so the user hears it at once instead of from a failing source.
 func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) error {
 	if p.Kind == KindSystem {
 		return nil // the demo's own seeding points at its local replay server

@@ -6,9 +6,9 @@ import (
 	"earshot/netguard"
 )
 
-// checkWebhookURL applies the SSRF guard of CONTRACT §8 to a webhook or
-// alert target (the delivery client checks the resolved IP again). The
-// message is the guard's reason, never a resolver's or Go's error text.
+// checkWebhookURL applies the URL guard (docs/decisions.md#webhooks) to a
+// webhook or alert target (the delivery client checks the resolved IP again).
+// The message is the guard's reason, never a resolver's or Go's error text.
 func (s *Service) checkWebhookURL(param, raw string) error {
 	if err := netguard.ValidateURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
 		return refusedURL(param, err, "webhook URL", "webhooks must reach a public address")

@@ -17,7 +17,7 @@ import (
 // ThreadsBaseURL is the Threads Graph API host.
 const ThreadsBaseURL = "https://graph.threads.net"
 
-// threadsFields are the keyword_search fields we read (PLATFORMS.md §5a).
+// threadsFields are the keyword_search fields we read (its fields parameter).
 const threadsFields = "id,text,media_type,permalink,timestamp,username,has_replies,is_quote_post,is_reply"
 
 // threadsMaxPages bounds one scan per query: 2,200 queries a day is the

@@ -12,14 +12,14 @@ import (
 )
 
 // URLs that users put in monitors (feed_urls, and review_urls read as pages)
-// are fetched by the server, so they get the webhook guard of CONTRACT §8:
-// no loopback, private, link-local, multicast, unspecified, CGNAT or
-// metadata address, IPv4-mapped and NAT64 forms included, checked at
-// connect time on the resolved address (which defeats DNS rebinding), and
-// no proxy from the environment. EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1 lifts it
-// (metadata addresses stay refused) for development and tests. Platform API
-// hosts, including EARSHOT_*_BASE_URL overrides, are operator configuration
-// and use the ordinary client.
+// are fetched by the server, so they get the webhook URL guard
+// (docs/decisions.md#webhooks): no loopback, private, link-local, multicast,
+// unspecified, CGNAT or metadata address, IPv4-mapped and NAT64 forms included,
+// checked at connect time on the resolved address (which defeats DNS
+// rebinding), and no proxy from the environment.
+// EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1 lifts it (metadata addresses stay refused)
+// for development and tests. Platform API hosts, including EARSHOT_*_BASE_URL
+// overrides, are operator configuration and use the ordinary client.
 
 // EnvAllowPrivate is the development switch shared with webhooks.
 const EnvAllowPrivate = "EARSHOT_ALLOW_PRIVATE_WEBHOOKS"

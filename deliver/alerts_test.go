@@ -281,10 +281,10 @@ func TestDeleteAlertStopsNotifications(t *testing.T) {
 	}
 }
 
-// TestAlertWebhookEventFormat: an alert's webhook notification is an event
-// like any other (CONTRACT §8): {"id": "evt_…", "type", "created_at",
-// "project_id", "data"}, signed with webhook-id equal to that id, and a
-// retry keeps it.
+// TestAlertWebhookEventFormat: an alert's webhook notification is an event like
+// any other (docs/decisions.md#webhooks): {"id": "evt_…", "type", "created_at",
+// "project_id", "data"}, signed with webhook-id equal to that id, and a retry
+// keeps it.
 func TestAlertWebhookEventFormat(t *testing.T) {
 	st, pid := testStore(t)
 	hook := newReceiver(t, func(n int, _ received, w http.ResponseWriter) {

@@ -45,7 +45,7 @@ func TestValidateURL(t *testing.T) {
 		{"https://[2606:4700:4700::1111]/hook", false, nil},
 		{"https://[64:ff9b::808:808]/hook", false, nil}, // NAT64 of a public address
 
-		// The contract's list.
+		// The refused list of docs/decisions.md#webhooks.
 		{"https://127.0.0.1/", false, ErrForbiddenAddress},
 		{"https://127.8.9.10/", false, ErrForbiddenAddress},
 		{"https://[::1]/", false, ErrForbiddenAddress},

@@ -20,8 +20,8 @@ import (
 // base64 of the HMAC key.
 const SecretPrefix = "whsec_"
 
-// secretBytes is the key size NewSecret draws. The contract asks for 24 or
-// more; 32 is the SHA-256 output size, the usual HMAC-SHA256 key length.
+// secretBytes is the key size NewSecret draws. docs/decisions.md#webhooks
+// asks for 24 or more; 32 is the SHA-256 output size, the usual HMAC-SHA256 key length.
 const secretBytes = 32
 
 // ErrInvalidSecret is returned when a secret is not whsec_ + base64 of a

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Time layouts seen across the platforms (PLATFORMS.md cheat sheet), tried in
-// order by ParseTimestamp.
+// Time layouts seen across the platforms, each noted with who sends it,
+// tried in order by ParseTimestamp.
 var timeLayouts = []string{
 	time.RFC3339Nano,                  // YouTube, X, Bluesky, Apple, Atom, Trustpilot
 	"2006-01-02T15:04:05-0700",        // Threads (offset without colon)
