@@ -13,7 +13,7 @@ import (
 // export and alerts all select mentions through it, and filter_test.go
 // checks that the SQL and the predicate select the same mentions.
 //
-// Semantics, where earlier copies disagreed (README, "Mention filters"):
+// Semantics, where earlier copies disagreed (docs/decisions.md#mentions):
 // until is exclusive, search folds Unicode case (straße finds STRASSE),
 // author_handle ignores ASCII case and a leading @.
 
