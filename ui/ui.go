@@ -1,12 +1,15 @@
 // Package ui is Earshot's dashboard and public pages: server-rendered
 // html/template pages with a little progressive JavaScript, embedded in the
-// binary. It is a thin binding over the capability service and holds no
-// store: every read and change of a page goes through Service.Execute with
-// the session's principal, exactly as REST and MCP do, so validation and
-// authorization are shared; logging in and out run the catalogue's session
-// operations; resuming a session, the first-run setup and the public page
-// are operations of the service (ResumeSession, Setup, PublicPage). The
-// store's row types still shape what the templates show.
+// binary. It is a binding over the capability service and holds no store.
+// A page's reads and changes run catalogue capabilities through
+// Service.Execute with the session's principal, as REST and MCP do, so
+// validation and authorization are shared; logging in and out run the
+// catalogue's session operations (create_session, delete_session). What
+// happens before there is a principal to run as is an operation of the
+// service: resuming the session cookie (ResumeSession), first-run setup
+// (SetupOpen, Setup), an invitation link (PreviewInvitation,
+// SignUpWithInvitation) and the public page (PublicPage). The templates
+// show the store's row types, as the capabilities return them.
 package ui
 
 import (
