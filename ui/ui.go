@@ -60,9 +60,6 @@ type UI struct {
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
 	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
-	// AllowLogin, when set, rate-limits login attempts per email (the REST
-	// login shares the same buckets).
-	AllowLogin func(email string) bool
 }
 
 // New builds the UI over the capability service.
