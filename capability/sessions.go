@@ -29,7 +29,7 @@ type LoginIn struct {
 	Email string `json:"email" validate:"required" doc:"The dashboard user's email."`
 	// format=password: white space is meaningful in a password (a blank
 	// one is refused at login as a wrong password, not as a bad request).
-	Password string `json:"password" validate:"required,format=password" doc:"The user's password."`
+	Password string `json:"password" validate:"required,minlen=1,format=password" doc:"The user's password."`
 }
 
 // MarshalJSON leaves the password out of anything that logs or hashes the
