@@ -275,11 +275,6 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		back = "/"
 	case "create_monitor":
 		back = "/monitors"
-	case "invite_member":
-		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.InviteURL == nil {
-			break // nothing secret to show
-		}
-		fallthrough
 	default:
 		if showsSecret(c) {
 			u.putStash(w, s, back, &actionState{cap: name, result: o.Data})
