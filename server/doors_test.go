@@ -225,3 +225,21 @@ func TestHealthThroughTheService(t *testing.T) {
 		t.Errorf("healthz with the database closed: %d", res.StatusCode)
 	}
 }
+
+// TestLimitedOperationSaysRetryAfter: a capability the login limiter
+// refuses (guessing the current password) answers 429 with Retry-After,
+// as logging in does: the wait travels in the outcome, not in a handler.
+func TestLimitedOperationSaysRetryAfter(t *testing.T) {
+	e := newEnv(t)
+	for i := 0; i < 10; i++ {
+		r := e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "wrong-password", "new_password": "brand-new-pass"})
+		if r.status == http.StatusTooManyRequests {
+			if r.header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After: %s", r.raw)
+			}
+			return
+		}
+		r.expect(400, "VALIDATION_ERROR")
+	}
+	t.Fatal("ten wrong current passwords were never limited")
+}
