@@ -15,6 +15,7 @@ import (
 
 	"earshot/capability"
 	"earshot/collect"
+	"earshot/internal/replay"
 	"earshot/metrics"
 	"earshot/server"
 	"earshot/store"
@@ -94,13 +95,13 @@ func TestMigrateToPostgres(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080",
 		PlanQuotas: map[string]int{"trial": 1000, "starter": 10000, "growth": 50000, "unlimited": 0}}, log)
-	replay := httptest.NewServer(collect.NewReplayHandler())
-	defer replay.Close()
-	info, err := prepareDemo(ctx, svc, replay.URL)
+	replaySrv := httptest.NewServer(replay.NewHandler())
+	defer replaySrv.Close()
+	info, err := prepareDemo(ctx, svc, replaySrv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := collect.NewScheduler(st, collect.NewRegistry(demoEnv(replay.URL), replay.Client()), nil,
+	sched := collect.NewScheduler(st, collect.NewRegistry(demoEnv(replaySrv.URL), replaySrv.Client()), nil,
 		collect.SchedulerConfig{Ledger: st.QuotaLedger(), Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if n, err := sched.ScanDue(ctx); err != nil || n == 0 {
 		t.Fatalf("scan: %d %v", n, err)

@@ -19,6 +19,7 @@ import (
 
 	"earshot/capability"
 	"earshot/collect"
+	"earshot/internal/replay"
 	"earshot/store"
 	"earshot/store/storetest"
 )
@@ -34,7 +35,7 @@ const (
 // slowReplay is the recorded platforms, each answer delayed, so that a
 // backfill takes long enough to be interrupted.
 func slowReplay(t *testing.T, delay time.Duration) *httptest.Server {
-	h := collect.NewReplayHandler()
+	h := replay.NewHandler()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
 		h.ServeHTTP(w, r)
@@ -63,7 +64,7 @@ func collectorVars(replayURL string) []string {
 func mpMonitors(replayURL string) []map[string]any {
 	return []map[string]any{
 		{"name": "Acme", "keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
-			"feed_urls": collect.DemoFeedURLs(replayURL), "review_urls": collect.DemoReviewURLs(replayURL), "backfill_hours": 168},
+			"feed_urls": replay.FeedURLs(replayURL), "review_urls": replay.ReviewURLs(replayURL), "backfill_hours": 168},
 		{"name": "Globex", "keywords": []string{"Globex"}, "backfill_hours": 168},
 	}
 }
@@ -139,7 +140,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 		t.Skip("needs PostgreSQL: set " + storetest.EnvURL)
 	}
 	dbURL := storetest.URL(t)
-	replay := slowReplay(t, 150*time.Millisecond)
+	replaySrv := slowReplay(t, 150*time.Millisecond)
 	rc := &receiver{seen: map[string][]time.Time{}}
 	hooks := httptest.NewServer(rc)
 	defer hooks.Close()
@@ -163,9 +164,9 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	}
 
 	// What one process collects alone: the same monitors on SQLite.
-	want := referenceCounts(t, replay.URL, projects)
+	want := referenceCounts(t, replaySrv.URL, projects)
 
-	env := append(collectorVars(replay.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
+	env := append(collectorVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
 		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
 		"EARSHOT_SCAN_LEASE="+mpScanLease.String(), "EARSHOT_WEBHOOK_TIMEOUT="+mpWebhookTimeout.String())
 	procA, baseA := startServeProcess(t, "serve-A", env)
@@ -174,7 +175,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	for i, key := range keys {
 		a, b := restClient{t, baseA, key}, restClient{t, baseB, key}
 		a.ok("POST", "/api/v1/webhooks", map[string]any{"url": fmt.Sprintf("%s/p%d", hooks.URL, i), "events": []string{"mention.created"}})
-		for j, m := range mpMonitors(replay.URL) {
+		for j, m := range mpMonitors(replaySrv.URL) {
 			// Alternately through A and B: each nudges its own scheduler.
 			[]restClient{a, b}[j%2].ok("POST", "/api/v1/monitors", m)
 		}
