@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -164,7 +165,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	}
 
 	// What one process collects alone: the same monitors on SQLite.
-	want := referenceCounts(t, replaySrv.URL, projects)
+	want, wantStories := referenceCounts(t, replaySrv.URL, projects)
 
 	env := append(collectorVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
 		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
@@ -235,6 +236,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	for i, key := range keys {
 		b := restClient{t, baseB, key}
 		seenIDs := map[string]bool{}
+		stories := map[string]int{}
 		total, cursor := 0, ""
 		for {
 			p := "/api/v1/mentions?limit=100"
@@ -250,6 +252,9 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 				}
 				seenIDs[k] = true
 				total++
+				if sid, ok := mm["story_id"].(string); ok {
+					stories[sid]++
+				}
 			}
 			next, _ := d["nextCursor"].(string)
 			if next == "" {
@@ -259,6 +264,11 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 		}
 		if total != want[i] {
 			t.Errorf("project %d: %d mentions, one process alone collects %d", i, total, want[i])
+		}
+		// Stories group across processes as in one (the story index
+		// catches up with what the other process stored).
+		if got := storyShape(stories); got != wantStories[i] {
+			t.Errorf("project %d: stories of sizes %s, one process alone makes %s", i, got, wantStories[i])
 		}
 		hook := b.ok("GET", "/api/v1/webhooks", nil)["data"].(map[string]any)["webhooks"].([]any)[0].(map[string]any)
 		cursor, deliveries := "", 0
@@ -313,7 +323,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 
 // referenceCounts collects the test's monitors for n projects in process,
 // on SQLite, with one scheduler: how many mentions each project gets.
-func referenceCounts(t *testing.T, replayURL string, n int) []int {
+func referenceCounts(t *testing.T, replayURL string, n int) ([]int, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -348,12 +358,30 @@ func referenceCounts(t *testing.T, replayURL string, n int) []int {
 		t.Fatalf("reference scan: %d monitors, %v", k, err)
 	}
 	var out []int
+	var stories []string
 	for _, id := range ids {
 		ms, err := st.ListMentions(ctx, store.MentionFilter{ProjectID: id}, nil, 100000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, len(ms))
+		sizes := map[string]int{}
+		for _, m := range ms {
+			if m.StoryID != nil {
+				sizes[*m.StoryID]++
+			}
+		}
+		stories = append(stories, storyShape(sizes))
 	}
-	return out
+	return out, stories
+}
+
+// storyShape is a project's stories as their sizes, largest first.
+func storyShape(sizes map[string]int) string {
+	var v []int
+	for _, n := range sizes {
+		v = append(v, n)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(v)))
+	return fmt.Sprint(v)
 }
