@@ -52,6 +52,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
+	if err := checkDatabaseURL(cfg.DatabaseURL, "--database-url / EARSHOT_DATABASE_URL"); err != nil {
+		return err
+	}
 	if child.on {
 		return benchIngestChild(ctx, cfg.DatabaseURL, child, *ingest, stdout)
 	}

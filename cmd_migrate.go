@@ -28,6 +28,9 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if to == "" {
 		return usagef("--to postgres://… is required (the empty PostgreSQL database to copy the data dir into)")
 	}
+	if err := checkDatabaseURL(to, "--to"); err != nil {
+		return err
+	}
 	if err := databaseExists(cfg.DataDir); err != nil {
 		return err
 	}

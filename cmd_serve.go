@@ -100,6 +100,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkDatabaseURL(cfg.DatabaseURL, "--database-url / EARSHOT_DATABASE_URL"); err != nil {
+		return err
+	}
 	allow, err := envSwitch(getenv, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS")
 	if err != nil {
 		return err

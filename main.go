@@ -359,11 +359,18 @@ func parseDataDir(s string) (string, error) {
 	return s, nil
 }
 
-func parseDatabaseURL(s string) (string, error) {
-	if !store.IsDatabaseURL(strings.TrimSpace(s)) {
-		return "", errors.New("must be a PostgreSQL URL, postgres://user:password@host:5432/database")
+// parseDatabaseURL takes the value as given: the flag package and
+// parseFlags quote a refused value in their message, and a database URL
+// holds a password. checkDatabaseURL refuses it without quoting it.
+func parseDatabaseURL(s string) (string, error) { return strings.TrimSpace(s), nil }
+
+// checkDatabaseURL refuses a database URL that is not PostgreSQL's, naming
+// the setting but not the value (it may hold a password).
+func checkDatabaseURL(u, setting string) error {
+	if u != "" && !store.IsDatabaseURL(u) {
+		return usagef("%s must be a PostgreSQL URL, postgres://user:password@host:5432/database", setting)
 	}
-	return strings.TrimSpace(s), nil
+	return nil
 }
 
 func parseLogLevel(s string) (string, error) {
@@ -521,6 +528,9 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 // --database-url, else SQLite in the data dir (created only when create).
 func openStore(ctx context.Context, cfg *Config, create bool) (*store.Store, error) {
 	if cfg.DatabaseURL != "" {
+		if err := checkDatabaseURL(cfg.DatabaseURL, "--database-url / EARSHOT_DATABASE_URL"); err != nil {
+			return nil, err
+		}
 		return store.OpenPostgres(ctx, cfg.DatabaseURL)
 	}
 	if !create {

@@ -191,3 +191,23 @@ func TestKeyCreateEmptyScopes(t *testing.T) {
 		t.Errorf("keys:\n%s", out)
 	}
 }
+
+// Issue 17: a database URL holds a password; no message of any command
+// repeats it, whether the URL is refused, unparsable or unreachable.
+func TestDatabaseURLPasswordNeverPrinted(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir}, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, u := range []string{"mysql://u:s3cret@127.0.0.1:1/db", "postgres://u:s3cret@127.0.0.1:1/db?sslmode=disable",
+		"postgres://u:s3cret@127.0.0.1:1/db?sslmode=bogus", "postgres://u:s3cret@[bad/db"} {
+		for _, args := range [][]string{{"key", "list", "--project", "x", "--database-url", u}, {"user", "create", "--email", "b@example.com", "--password", "password123"},
+			{"backup", "--to", filepath.Join(dir, "b.db")}, {"migrate", "--to", u}, {"bench", "--database-url", u, "--mentions", "1"},
+			{"demo", "--addr", "127.0.0.1:0"}} {
+			code, out, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir, "EARSHOT_DATABASE_URL": u}, args...)
+			if code == 0 || strings.Contains(out+errs, "s3cret") || errs == "" {
+				t.Errorf("earshot %s with %s: exit %d, printed %q %q", strings.Join(args, " "), u, code, out, errs)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -18,6 +19,10 @@ import (
 func NewSchema(ctx context.Context, base, prefix string) (string, func() error, error) {
 	u, err := url.Parse(base)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL: it may hold a password
+		}
 		return "", nil, fmt.Errorf("database URL: %w", err)
 	}
 	cn, err := newPGConnector(base)
