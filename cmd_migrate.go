@@ -48,7 +48,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	var total int64
 	rep, err := store.CopyToPostgres(ctx, src, dst, func(t store.CopiedTable) {
 		total += t.Rows
-		fmt.Fprintf(stdout, "  %-22s %10d rows\n", t.Name, t.Rows)
+		fmt.Fprintf(stdout, "  %-22s %10d rows %9s\n", t.Name, t.Rows, t.Duration.Round(time.Millisecond))
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrNotEmpty) {

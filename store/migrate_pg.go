@@ -27,8 +27,9 @@ type CopyReport struct {
 
 // CopiedTable is one table's row count.
 type CopiedTable struct {
-	Name string
-	Rows int64
+	Name     string
+	Rows     int64
+	Duration time.Duration
 }
 
 // ErrNotEmpty is CopyToPostgres's answer when the PostgreSQL database
@@ -231,6 +232,7 @@ func copyInto(ctx context.Context, stx *sql.Tx, pc *pgx.Conn, lockKey int64, src
 		// The copied rows are final: triggers that derive rows from
 		// inserts (usage_days from usage_periods, a replayed delivery's
 		// payload) must not add to what is copied as well.
+		t0 := time.Now()
 		id := pgx.Identifier{t}.Sanitize()
 		if _, err := tx.Exec(ctx, `ALTER TABLE `+id+` DISABLE TRIGGER USER`); err != nil {
 			return fmt.Errorf("copy %s: %w", t, err)
@@ -242,7 +244,7 @@ func copyInto(ctx context.Context, stx *sql.Tx, pc *pgx.Conn, lockKey int64, src
 		if _, err := tx.Exec(ctx, `ALTER TABLE `+id+` ENABLE TRIGGER USER`); err != nil {
 			return fmt.Errorf("copy %s: %w", t, err)
 		}
-		ct := CopiedTable{Name: t, Rows: n}
+		ct := CopiedTable{Name: t, Rows: n, Duration: time.Since(t0)}
 		rep.Tables = append(rep.Tables, ct)
 		if progress != nil {
 			progress(ct)
