@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -10,9 +11,9 @@ import (
 const wallSize = 200
 
 type PublicPageOut struct {
-	Enabled bool             `json:"enabled" doc:"Whether the public page is published."`
-	URL     *string          `json:"url" doc:"The page's address; null while it is off."`
-	Items   []*store.Mention `json:"items" doc:"What the page shows (or would show, when off), in its order: featured first, then testimonials, each newest first."`
+	Enabled bool           `json:"enabled" doc:"Whether the public page is published."`
+	URL     *string        `json:"url" doc:"The page's address; null while it is off."`
+	Items   []*api.Mention `json:"items" doc:"What the page shows (or would show, when off), in its order: featured first, then testimonials, each newest first."`
 }
 
 func (s *Service) wallCaps() []*Capability {
@@ -41,7 +42,7 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 	if err != nil {
 		return nil, err
 	}
-	out := &PublicPageOut{Enabled: pr.PublicEnabled && !pr.Archived(), Items: items}
+	out := &PublicPageOut{Enabled: pr.PublicEnabled && !pr.Archived(), Items: store.MentionRecords(items)}
 	if out.Enabled {
 		u := s.PublicURL(pr.Slug)
 		out.URL = &u

@@ -89,7 +89,7 @@ func (s *Store) completeMentionEvent(ctx context.Context, payload, mentionID str
 	if err != nil {
 		return "", err
 	}
-	ev.Data, err = json.Marshal(map[string]any{"mention": m})
+	ev.Data, err = json.Marshal(map[string]any{"mention": m.Record()})
 	if err != nil {
 		return "", err
 	}

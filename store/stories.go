@@ -258,7 +258,7 @@ func (s *Store) UpdateStoryStatus(ctx context.Context, projectID, id, status str
 			if _, err := tx.ExecContext(ctx, `UPDATE mentions SET status = ?, updated_at = ? WHERE id = ?`, status, ts, m.ID); err != nil {
 				return err
 			}
-			ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
+			ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m.Record(), "previous_status": prev})
 			if err != nil {
 				return err
 			}

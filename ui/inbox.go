@@ -13,6 +13,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/api"
 	"earshot/capability"
 	"earshot/store"
 )
@@ -114,7 +115,7 @@ var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", H
 	{Name: "Urgent", Href: "/?min_urgency=70&status=new", query: "min_urgency=70&status=new"}}
 
 type rowsData struct {
-	Items    []*store.Mention
+	Items    []*api.Mention
 	CanWrite bool
 	CSRF     string
 	Back     string
@@ -407,12 +408,12 @@ func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
 		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r), Collapse: collapse == "story", Order: order}
 }
 
-func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
+func (u *UI) renderRows(d rowsData, items []*api.Mention) (string, error) {
 	d.Items = items
 	return u.fragment("inbox", "rows", d)
 }
 
-func (u *UI) rowsFor(r *http.Request, s *session, items []*store.Mention) (string, error) {
+func (u *UI) rowsFor(r *http.Request, s *session, items []*api.Mention) (string, error) {
 	return u.renderRows(u.rowsOf(r, s), items)
 }
 
@@ -452,7 +453,7 @@ func (u *UI) pollMentions(w http.ResponseWriter, r *http.Request, s *session) (a
 	out := o.Data.(*capability.ListMentionsOut)
 	next := since
 	ids := make([]string, 0, len(out.Items))
-	items := make([]*store.Mention, 0, len(out.Items))
+	items := make([]*api.Mention, 0, len(out.Items))
 	for i := len(out.Items) - 1; i >= 0; i-- { // collected ascending → newest first
 		m := out.Items[i]
 		items = append(items, m)
@@ -501,7 +502,7 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 			d := u.rowsOf(r, s)
 			rd = &d
 		}
-		html, err := u.renderRows(*rd, []*store.Mention{o.Data.(*store.Mention)})
+		html, err := u.renderRows(*rd, []*api.Mention{o.Data.(*api.Mention)})
 		if err != nil {
 			return nil, capability.Internal()
 		}
@@ -516,9 +517,9 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 // mentionData is the one-mention page.
 type mentionData struct {
 	Rows     rowsData
-	M        *store.Mention
+	M        *api.Mention
 	Monitors []*store.Monitor // the monitors that matched it (still existing)
-	Others   []*store.Mention // other mentions by the same author, newest first
+	Others   []*api.Mention   // other mentions by the same author, newest first
 	Label    string           // its category's label
 }
 
@@ -537,10 +538,10 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 		u.failPage(w, pg, o.Err)
 		return
 	}
-	m := o.Data.(*store.Mention)
+	m := o.Data.(*api.Mention)
 	ms := u.listMonitors(r, pg.P)
 	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Items: []*store.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
+		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
 	d.Label = d.Rows.Labels[m.Category]
 	if d.Label == "" {
 		d.Label = label(m.Category)
