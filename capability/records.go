@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"earshot/api"
 	"earshot/deliver"
 	"earshot/store"
 )
@@ -27,7 +28,7 @@ type UpdateGroupIn struct {
 }
 
 type GroupsOut struct {
-	KeywordGroups []*store.KeywordGroup `json:"keyword_groups"`
+	KeywordGroups []*api.KeywordGroup `json:"keyword_groups"`
 }
 
 func (s *Service) groupCaps() []*Capability {
@@ -36,17 +37,17 @@ func (s *Service) groupCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true, Description: "List keyword groups (own brand and competitors), oldest first."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*GroupsOut, error) {
 				gs, err := s.Store.ListKeywordGroups(ctx, p.ProjectID)
-				return &GroupsOut{KeywordGroups: gs}, err
+				return &GroupsOut{KeywordGroups: store.KeywordGroupRecords(gs)}, err
 			}),
 		Define(Capability{Name: "create_keyword_group", Title: "Create a keyword group", Group: "keyword group", Method: "POST", Path: "/api/v1/keyword-groups",
 			Scope: MonitorsWrite, Write: true, Description: "Create a labelled group of keywords; is_own=true marks the own brand for share of voice. File monitors under it with group_id."},
-			func(ctx context.Context, p *Principal, in *CreateGroupIn) (*store.KeywordGroup, error) {
-				return s.Store.CreateKeywordGroup(ctx, p.ProjectID, in.Name, in.IsOwn)
+			func(ctx context.Context, p *Principal, in *CreateGroupIn) (*api.KeywordGroup, error) {
+				return recorded[api.KeywordGroup](s.Store.CreateKeywordGroup(ctx, p.ProjectID, in.Name, in.IsOwn))
 			}),
 		Define(Capability{Name: "update_keyword_group", Title: "Update a keyword group", Group: "keyword group", Method: "PATCH", Path: "/api/v1/keyword-groups/:id",
 			Scope: MonitorsWrite, Write: true, Idempotent: true, Description: "Rename a keyword group or change whether it is the own brand."},
-			func(ctx context.Context, p *Principal, in *UpdateGroupIn) (*store.KeywordGroup, error) {
-				return s.Store.UpdateKeywordGroup(ctx, p.ProjectID, in.ID, in.Name, in.IsOwn)
+			func(ctx context.Context, p *Principal, in *UpdateGroupIn) (*api.KeywordGroup, error) {
+				return recorded[api.KeywordGroup](s.Store.UpdateKeywordGroup(ctx, p.ProjectID, in.ID, in.Name, in.IsOwn))
 			}),
 		Define(Capability{Name: "delete_keyword_group", Title: "Delete a keyword group", Group: "keyword group", Method: "DELETE", Path: "/api/v1/keyword-groups/:id",
 			Scope: MonitorsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete a keyword group; its monitors become ungrouped and mentions stay."},
@@ -134,15 +135,15 @@ func (s *Service) viewCaps() []*Capability {
 			}),
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
-			func(ctx context.Context, p *Principal, in *CreateViewIn) (*store.View, error) {
+			func(ctx context.Context, p *Principal, in *CreateViewIn) (*api.View, error) {
 				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
-				return s.Store.CreateView(ctx, p.ProjectID, in.Name, filtersJSON(in.Filters))
+				return recorded[api.View](s.Store.CreateView(ctx, p.ProjectID, in.Name, filtersJSON(in.Filters)))
 			}),
 		Define(Capability{Name: "update_mention_view", Title: "Update a view", Group: "view", Method: "PATCH", Path: "/api/v1/views/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true, Description: "Rename a saved view or replace its filters."},
-			func(ctx context.Context, p *Principal, in *UpdateViewIn) (*store.View, error) {
+			func(ctx context.Context, p *Principal, in *UpdateViewIn) (*api.View, error) {
 				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
@@ -150,7 +151,7 @@ func (s *Service) viewCaps() []*Capability {
 				if in.Filters != nil {
 					f = filtersJSON(in.Filters)
 				}
-				return s.Store.UpdateView(ctx, p.ProjectID, in.ID, in.Name, f)
+				return recorded[api.View](s.Store.UpdateView(ctx, p.ProjectID, in.ID, in.Name, f))
 			}),
 		Define(Capability{Name: "delete_mention_view", Title: "Delete a view", Group: "view", Method: "DELETE", Path: "/api/v1/views/:id",
 			Scope: MentionsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete a saved view; mentions are unaffected."},
@@ -177,7 +178,7 @@ type UpdateCategoryIn struct {
 }
 
 type CategoriesOut struct {
-	Categories []*store.Category `json:"categories"`
+	Categories []*api.Category `json:"categories"`
 }
 
 func (s *Service) categoryCaps() []*Capability {
@@ -186,25 +187,25 @@ func (s *Service) categoryCaps() []*Capability {
 			Scope: MentionsRead, Idempotent: true, Description: "List the six categories with the project's labels, descriptions and whether each is enabled."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*CategoriesOut, error) {
 				cs, err := s.Store.ListCategories(ctx, p.ProjectID)
-				return &CategoriesOut{Categories: cs}, err
+				return &CategoriesOut{Categories: store.CategoryRecords(cs)}, err
 			}),
 		Define(Capability{Name: "update_category", Title: "Update a category", Group: "category", Method: "PATCH", Path: "/api/v1/categories/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true, Description: "Relabel, describe, enable or disable a category."},
-			func(ctx context.Context, p *Principal, in *UpdateCategoryIn) (*store.Category, error) {
+			func(ctx context.Context, p *Principal, in *UpdateCategoryIn) (*api.Category, error) {
 				if in.ID == "other" && in.Enabled != nil && !*in.Enabled {
 					return nil, Invalid("enabled", "the other category cannot be disabled: it receives disabled categories' mentions")
 				}
-				return s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, in.Label, in.Description, in.Enabled)
+				return recorded[api.Category](s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, in.Label, in.Description, in.Enabled))
 			}),
 		Define(Capability{Name: "delete_category", Title: "Disable a category", Group: "category", Method: "DELETE", Path: "/api/v1/categories/:id",
 			Scope: MentionsWrite, Write: true, Destructive: true, Idempotent: true,
 			Description: "Disable a category: existing mentions keep the value; new mentions are filed as other instead."},
-			func(ctx context.Context, p *Principal, in *CategoryPath) (*store.Category, error) {
+			func(ctx context.Context, p *Principal, in *CategoryPath) (*api.Category, error) {
 				if in.ID == "other" {
 					return nil, Invalid("id", "the other category cannot be disabled")
 				}
 				off := false
-				return s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, nil, nil, &off)
+				return recorded[api.Category](s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, nil, nil, &off))
 			}),
 	}
 }
@@ -235,12 +236,12 @@ type UpdateAlertIn struct {
 }
 
 type AlertOut struct {
-	*store.Alert
+	*api.Alert
 	Secret *string `json:"secret,omitempty" doc:"Webhook channel only: the signing secret, shown once. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 type AlertsOut struct {
-	Alerts []*store.Alert `json:"alerts"`
+	Alerts []*api.Alert `json:"alerts"`
 }
 
 func (s *Service) checkTarget(channel, target string) error {
@@ -287,7 +288,7 @@ func (s *Service) alertCaps() []*Capability {
 			Scope: MentionsRead, Idempotent: true, Description: "List alert rules, oldest first."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*AlertsOut, error) {
 				as, err := s.Store.ListAlerts(ctx, p.ProjectID, false)
-				return &AlertsOut{Alerts: as}, err
+				return &AlertsOut{Alerts: store.AlertRecords(as)}, err
 			}),
 		Define(Capability{Name: "create_alert", Title: "Create an alert", Group: "alert", Method: "POST", Path: "/api/v1/alerts",
 			Scope: AlertsWrite, Write: true, Secrets: []string{"secret"},
@@ -310,15 +311,15 @@ func (s *Service) alertCaps() []*Capability {
 				if in.Active != nil {
 					a.Active = *in.Active
 				}
-				out := &AlertOut{Alert: a}
+				var secret *string
 				if a.Channel == "webhook" {
 					a.Secret = deliver.NewSecret()
-					out.Secret = &a.Secret
+					secret = &a.Secret
 				}
 				if err := s.Store.CreateAlert(ctx, a); err != nil {
 					return nil, err
 				}
-				return out, nil
+				return &AlertOut{Alert: a.Record(), Secret: secret}, nil
 			}),
 		Define(Capability{Name: "update_alert", Title: "Update an alert", Group: "alert", Method: "PATCH", Path: "/api/v1/alerts/:id",
 			Scope: AlertsWrite, Write: true, Idempotent: true, Description: "Change an alert; only the fields sent change."},
@@ -371,7 +372,7 @@ func (s *Service) alertCaps() []*Capability {
 				if err := s.Store.SaveAlert(ctx, a); err != nil {
 					return nil, err
 				}
-				return &AlertOut{Alert: a}, nil
+				return &AlertOut{Alert: a.Record()}, nil
 			}),
 		Define(Capability{Name: "delete_alert", Title: "Delete an alert", Group: "alert", Method: "DELETE", Path: "/api/v1/alerts/:id",
 			Scope: AlertsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete an alert; its notifications stop immediately. Mentions are unaffected."},

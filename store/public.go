@@ -64,3 +64,241 @@ func SpikeRecords(ss []*Spike) []*api.Spike {
 	}
 	return out
 }
+
+// Record is the monitor as REST and MCP show it.
+func (m *Monitor) Record() *api.Monitor {
+	if m == nil {
+		return nil
+	}
+	out := &api.Monitor{
+		ID: m.ID, ProjectID: m.ProjectID, Name: m.Name, Keywords: m.Keywords, ExcludeKeywords: m.ExcludeKeywords, QueryMode: m.QueryMode,
+		WatchAccounts: m.WatchAccounts, FeedURLs: m.FeedURLs, ReviewURLs: m.ReviewURLs, Sources: m.Sources, GroupName: m.GroupName,
+		GroupID: m.GroupID, Active: m.Active, ScanIntervalMinutes: m.ScanIntervalMinutes, BackfillHours: m.BackfillHours,
+		LastScannedAt: m.LastScannedAt, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+	}
+	if m.SourceStatus != nil {
+		out.SourceStatus = make([]api.SourceStatus, len(m.SourceStatus))
+		for i, s := range m.SourceStatus {
+			out.SourceStatus[i] = api.SourceStatus{Source: s.Source, Status: s.Status, Detail: s.Detail, LastError: s.LastError,
+				FailingSince: s.FailingSince, RateLimitedUntil: s.RateLimitedUntil, LastOKAt: s.LastOKAt, LastPostAt: s.LastPostAt}
+		}
+	}
+	return out
+}
+
+// MonitorRecords converts a list (nil stays nil).
+func MonitorRecords(xs []*Monitor) []*api.Monitor {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Monitor, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the keyword group as REST and MCP show it.
+func (g *KeywordGroup) Record() *api.KeywordGroup {
+	if g == nil {
+		return nil
+	}
+	return &api.KeywordGroup{
+		ID: g.ID, Name: g.Name, IsOwn: g.IsOwn, CreatedAt: g.CreatedAt,
+	}
+}
+
+// KeywordGroupRecords converts a list (nil stays nil).
+func KeywordGroupRecords(xs []*KeywordGroup) []*api.KeywordGroup {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.KeywordGroup, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the story as REST and MCP show it.
+func (st *Story) Record() *api.Story {
+	if st == nil {
+		return nil
+	}
+	return &api.Story{
+		ID: st.ID, ProjectID: st.ProjectID, Title: st.Title, Link: st.Link, MentionCount: st.MentionCount, Sources: st.Sources,
+		Statuses: st.Statuses, FirstMentionID: st.FirstMentionID, LatestMentionID: st.LatestMentionID, FirstSeen: st.FirstSeen,
+		LastSeen: st.LastSeen, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
+	}
+}
+
+// StoryRecords converts a list (nil stays nil).
+func StoryRecords(xs []*Story) []*api.Story {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Story, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the webhook (without its secrets) as REST and MCP show it.
+func (w *Webhook) Record() *api.Webhook {
+	if w == nil {
+		return nil
+	}
+	return &api.Webhook{
+		ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, DisabledReason: w.DisabledReason, CreatedAt: w.CreatedAt,
+		UpdatedAt: w.UpdatedAt,
+	}
+}
+
+// WebhookRecords converts a list (nil stays nil).
+func WebhookRecords(xs []*Webhook) []*api.Webhook {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Webhook, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the delivery (without its payload) as REST and MCP show it.
+func (d *Delivery) Record() *api.Delivery {
+	if d == nil {
+		return nil
+	}
+	return &api.Delivery{
+		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
+		NextAttemptAt: d.NextAttemptAt, LastStatusCode: d.LastStatusCode, LastResponse: d.LastResponse, LastError: d.LastError,
+		ReplayOf: d.ReplayOf, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+	}
+}
+
+// DeliveryRecords converts a list (nil stays nil).
+func DeliveryRecords(xs []*Delivery) []*api.Delivery {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Delivery, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the alert (without its secret) as REST and MCP show it.
+func (a *Alert) Record() *api.Alert {
+	if a == nil {
+		return nil
+	}
+	return &api.Alert{
+		ID: a.ID, Name: a.Name, Active: a.Active, MinUrgency: a.MinUrgency, Channel: a.Channel, Target: a.Target, Filters: a.Filters,
+		Digest: a.Digest, Trigger: a.Trigger, LastDigestAt: a.LastDigestAt, CreatedAt: a.CreatedAt,
+	}
+}
+
+// AlertRecords converts a list (nil stays nil).
+func AlertRecords(xs []*Alert) []*api.Alert {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Alert, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the saved view as REST and MCP show it.
+func (v *View) Record() *api.View {
+	if v == nil {
+		return nil
+	}
+	return &api.View{
+		ID: v.ID, Name: v.Name, Filters: v.Filters, CreatedAt: v.CreatedAt,
+	}
+}
+
+// ViewRecords converts a list (nil stays nil).
+func ViewRecords(xs []*View) []*api.View {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.View, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the category as REST and MCP show it.
+func (c *Category) Record() *api.Category {
+	if c == nil {
+		return nil
+	}
+	return &api.Category{
+		Category: c.Category, Label: c.Label, Description: c.Description, Enabled: c.Enabled,
+	}
+}
+
+// CategoryRecords converts a list (nil stays nil).
+func CategoryRecords(xs []*Category) []*api.Category {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Category, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the member as REST and MCP show it.
+func (m *Member) Record() *api.Member {
+	if m == nil {
+		return nil
+	}
+	return &api.Member{
+		UserID: m.UserID, Email: m.Email, FullName: m.FullName, Role: m.Role, CreatedAt: m.CreatedAt,
+	}
+}
+
+// MemberRecords converts a list (nil stays nil).
+func MemberRecords(xs []*Member) []*api.Member {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.Member, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}
+
+// Record is the API key (its hash is not in the row) as REST and MCP show it.
+func (k *APIKey) Record() *api.APIKey {
+	if k == nil {
+		return nil
+	}
+	return &api.APIKey{
+		ID: k.ID, ProjectID: k.ProjectID, Name: k.Name, Prefix: k.Prefix, Last4: k.Last4, Scopes: k.Scopes, CreatedBy: k.CreatedBy,
+		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt,
+	}
+}
+
+// APIKeyRecords converts a list (nil stays nil).
+func APIKeyRecords(xs []*APIKey) []*api.APIKey {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*api.APIKey, len(xs))
+	for i, x := range xs {
+		out[i] = x.Record()
+	}
+	return out
+}

@@ -44,11 +44,11 @@ type inboxData struct {
 	Overview   *overview   // rendered in the page (?overview=1, for browsers without JavaScript)
 	HasStats   bool        // get_mention_stats is served: the overview loads after the page
 	Bursts     []spikeItem // spikes recorded in the last 24 hours
-	Monitors   []*store.Monitor
-	Collapse   bool         // collapse=story: each story listed once
-	GroupLinks []viewLink   // "Each mention" / "Group stories": the same filters and order, collapse=story or not
-	Story      *store.Story // the story the inbox is filtered by (story_id)
-	AllHref    string       // every mention, in the same order
+	Monitors   []*api.Monitor
+	Collapse   bool       // collapse=story: each story listed once
+	GroupLinks []viewLink // "Each mention" / "Group stories": the same filters and order, collapse=story or not
+	Story      *api.Story // the story the inbox is filtered by (story_id)
+	AllHref    string     // every mention, in the same order
 	PollFrom   string
 	Options    map[string][]string
 	Elapsed    time.Duration
@@ -139,7 +139,7 @@ func compact(r *http.Request) bool {
 }
 
 // monitorKeywords maps each monitor to its keywords, for highlighting.
-func (u *UI) monitorKeywords(ms []*store.Monitor) map[string][]string {
+func (u *UI) monitorKeywords(ms []*api.Monitor) map[string][]string {
 	out := make(map[string][]string, len(ms))
 	for _, m := range ms {
 		out[m.ID] = m.Keywords
@@ -147,7 +147,7 @@ func (u *UI) monitorKeywords(ms []*store.Monitor) map[string][]string {
 	return out
 }
 
-func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*store.Monitor {
+func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*api.Monitor {
 	if o := u.exec(r.Context(), p, "list_monitors", &capability.Empty{}); o.Err == nil {
 		return o.Data.(*capability.MonitorsOut).Monitors
 	}
@@ -228,7 +228,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r), Collapse: d.Collapse, Order: q.Get("sort")}
 	if id := q.Get("story_id"); id != "" {
 		if o := u.exec(ctx, pg.P, "get_story", &capability.IDPath{ID: id}); o.Err == nil {
-			d.Story = o.Data.(*store.Story)
+			d.Story = o.Data.(*api.Story)
 			d.AllHref = withSort("/")
 		}
 	}
@@ -518,9 +518,9 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 type mentionData struct {
 	Rows     rowsData
 	M        *api.Mention
-	Monitors []*store.Monitor // the monitors that matched it (still existing)
-	Others   []*api.Mention   // other mentions by the same author, newest first
-	Label    string           // its category's label
+	Monitors []*api.Monitor // the monitors that matched it (still existing)
+	Others   []*api.Mention // other mentions by the same author, newest first
+	Label    string         // its category's label
 }
 
 // mention shows one mention with its triage controls: the target of the
