@@ -13,11 +13,11 @@ import (
 
 // User is a dashboard user.
 type User struct {
-	ID           string `json:"id"`
-	Email        string `json:"email"`
-	FullName     string `json:"full_name"`
+	ID           string
+	Email        string
+	FullName     string
 	PasswordHash string `json:"-"`
-	CreatedAt    string `json:"created_at"`
+	CreatedAt    string
 }
 
 // CreateUser inserts a user; a taken email is ErrConflict.

@@ -108,7 +108,7 @@ type Alert struct {
 	MinUrgency   int
 	Channel      string
 	Target       string
-	Secret       string
+	Secret       string `json:"-"`
 	Filters      json.RawMessage
 	Digest       string
 	Trigger      string
@@ -193,9 +193,9 @@ type Webhook struct {
 	Events              []string
 	Active              bool
 	DisabledReason      string
-	Secret              string
-	PreviousSecret      string
-	PreviousSecretUntil *string
+	Secret              string  `json:"-"`
+	PreviousSecret      string  `json:"-"`
+	PreviousSecretUntil *string `json:"-"`
 	CreatedAt           string
 	UpdatedAt           string
 }

@@ -14,17 +14,17 @@ import (
 
 // Project is a workspace.
 type Project struct {
-	ID            string  `json:"id"`
-	Name          string  `json:"name"`
-	Slug          string  `json:"slug"`
-	Plan          string  `json:"plan"`
-	Website       *string `json:"website"`
-	Description   string  `json:"description"`
-	PublicEnabled bool    `json:"public_enabled"`
-	OwnerID       string  `json:"owner_id"`
-	ArchivedAt    *string `json:"archived_at"`
-	CreatedAt     string  `json:"created_at"`
-	Role          string  `json:"role,omitempty"` // the caller's role, when listed for a user
+	ID            string
+	Name          string
+	Slug          string
+	Plan          string
+	Website       *string
+	Description   string
+	PublicEnabled bool
+	OwnerID       string
+	ArchivedAt    *string
+	CreatedAt     string
+	Role          string // the caller's role, when listed for a user
 }
 
 // Archived reports whether the project was deleted (archived).

@@ -7,6 +7,11 @@ import "earshot/api"
 // dropped without a public surface following it, as long as its record
 // here is still filled the same way (the golden snapshots check).
 
+// Record is the event as a webhook delivery's body.
+func (e *Event) Record() *api.Event {
+	return &api.Event{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt, ProjectID: e.ProjectID, Data: e.Data}
+}
+
 // Record is the mention as REST, MCP and webhook payloads show it.
 func (m *Mention) Record() *api.Mention {
 	if m == nil {
