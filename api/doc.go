@@ -8,7 +8,7 @@
 // renamed column or row field cannot change a public surface without an
 // edit here; the golden snapshots (server/testdata/outputschemas,
 // server/testdata/outputbodies, deliver/testdata/webhook_*.json) hold the
-// format still.
+// format still (docs/decisions.md#public-records).
 //
 // The package imports nothing of the project: the store encodes webhook
 // payloads with it inside the transaction that records the event, and the

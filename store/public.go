@@ -5,7 +5,8 @@ import "earshot/api"
 // The explicit mapping from rows to the public records (package api).
 // Rows carry no JSON of their own: a row field can be renamed, split or
 // dropped without a public surface following it, as long as its record
-// here is still filled the same way (the golden snapshots check).
+// here is still filled the same way (the golden snapshots check;
+// docs/decisions.md#public-records).
 
 // Record is the event as a webhook delivery's body.
 func (e *Event) Record() *api.Event {
