@@ -28,9 +28,9 @@ func (s *Service) wallCaps() []*Capability {
 	}
 }
 
-// PublicWall is the public page's mentions (store.PublicMentions), for the
+// publicWall is the public page's mentions (store.PublicMentions), for the
 // page itself and the dashboard's preview.
-func (s *Service) PublicWall(ctx context.Context, projectID string) ([]*store.Mention, error) {
+func (s *Service) publicWall(ctx context.Context, projectID string) ([]*store.Mention, error) {
 	return s.Store.PublicMentions(ctx, projectID, wallSize)
 }
 
@@ -39,7 +39,7 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 	if err != nil {
 		return nil, err
 	}
-	items, err := s.PublicWall(ctx, p.ProjectID)
+	items, err := s.publicWall(ctx, p.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 type PublicPage struct {
 	Name, Description string
 	Website           *string
-	Items             []*api.Mention // PublicWall's order
+	Items             []*api.Mention // publicWall's order
 }
 
 // PublicPage is the public page of the project with this slug, for anyone:
@@ -72,7 +72,7 @@ func (s *Service) PublicPage(ctx context.Context, slug string) (*PublicPage, err
 	if !pr.PublicEnabled || pr.Archived() {
 		return nil, NotFound("page")
 	}
-	items, err := s.PublicWall(ctx, pr.ID)
+	items, err := s.publicWall(ctx, pr.ID)
 	if err != nil {
 		return nil, err
 	}
