@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"earshot/api"
+	"earshot/store"
 )
 
 // Saved views: named mention filters (MentionFilters, the store's one
