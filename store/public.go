@@ -29,6 +29,21 @@ func (m *Mention) Record() *api.Mention {
 	}
 }
 
+// MentionFromRecord is the row a public record was made from, as far as
+// the record shows it: for readers of a webhook body, such as the alert
+// fan-out, which matches data.mention with Filter.Match.
+func MentionFromRecord(r *api.Mention) *Mention {
+	return &Mention{
+		ID: r.ID, ProjectID: r.ProjectID, MonitorID: r.MonitorID, MonitorIDs: r.MonitorIDs,
+		Source: r.Source, ExternalID: r.ExternalID, URL: r.URL, AuthorHandle: r.AuthorHandle, Text: r.Text,
+		PublishedAt: r.PublishedAt, CollectedAt: r.CollectedAt, Engagement: r.Engagement,
+		IsRelevant: r.IsRelevant, Category: r.Category, Sentiment: r.Sentiment, Urgency: r.Urgency, AISummary: r.AISummary,
+		Status: r.Status, Classifier: r.Classifier, UpdatedAt: r.UpdatedAt, Own: r.Own,
+		CategoryReason: r.CategoryReason, UrgencyReason: r.UrgencyReason, RelevanceReason: r.RelevanceReason,
+		PublicVisibility: r.PublicVisibility, StoryID: r.StoryID, StoryCount: r.StoryCount, StorySources: r.StorySources,
+	}
+}
+
 // MentionRecords converts a list of mentions (nil stays nil: null and []
 // are different JSON).
 func MentionRecords(ms []*Mention) []*api.Mention {
