@@ -15,7 +15,7 @@ import (
 func TestRowsDefineNoJSON(t *testing.T) {
 	rows := []any{store.Mention{}, store.Spike{}, store.SpikeMentionsQuery{}, store.Monitor{}, store.SourceStatus{},
 		store.KeywordGroup{}, store.Story{}, store.Webhook{}, store.Delivery{}, store.Alert{}, store.View{}, store.Category{},
-		store.Member{}, store.APIKey{}, store.Project{}, store.User{}, store.Invitation{}, store.Event{}}
+		store.Member{}, store.APIKey{}, store.Project{}, store.User{}, store.Invitation{}, store.Event{}, store.AlertDelivery{}}
 	for _, r := range rows {
 		rt := reflect.TypeOf(r)
 		for i := 0; i < rt.NumField(); i++ {
