@@ -15,12 +15,14 @@ import (
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	dateRE = regexp.MustCompile(`"\d{4}-\d\d-\d\d"`)
 )
 
 // normaliseVolatile replaces what differs between runs in a JSON body:
 // each distinct UUID becomes <id-N> (numbered in order of appearance, so
-// equal ids stay equal) and each time within a month of now becomes <now>;
-// times the test chose stay, they are part of the format.
+// equal ids stay equal), each time within a month of now becomes <now> and
+// each such date <date>; times the test chose stay, they are part of the
+// format.
 func normaliseVolatile(body []byte) []byte {
 	ids := map[string]string{}
 	body = uuidRE.ReplaceAllFunc(body, func(b []byte) []byte {
@@ -31,9 +33,17 @@ func normaliseVolatile(body []byte) []byte {
 		return []byte(ids[s])
 	})
 	now := time.Now()
+	recent := func(ts time.Time) bool {
+		return ts.After(now.Add(-62*24*time.Hour)) && ts.Before(now.Add(31*24*time.Hour))
+	}
+	body = dateRE.ReplaceAllFunc(body, func(b []byte) []byte {
+		if d, err := time.Parse(`"2006-01-02"`, string(b)); err == nil && recent(d) {
+			return []byte(`"<date>"`)
+		}
+		return b
+	})
 	return timeRE.ReplaceAllFunc(body, func(b []byte) []byte {
-		ts, err := time.Parse(time.RFC3339Nano, string(b))
-		if err == nil && ts.After(now.Add(-31*24*time.Hour)) && ts.Before(now.Add(31*24*time.Hour)) {
+		if ts, err := time.Parse(time.RFC3339Nano, string(b)); err == nil && recent(ts) {
 			return []byte("<now>")
 		}
 		return b
@@ -41,9 +51,10 @@ func normaliseVolatile(body []byte) []byte {
 }
 
 // TestWebhookPayloadSnapshots sends the events that carry records
-// (mention.created, mention.updated, spike.detected) through the real path
-// (ingest, triage and spike recording in the store, fan-out, the worker,
-// an HTTP receiver) and compares each body, ids and times normalised, with
+// (mention.created, mention.updated, spike.detected) and usage.quota_reached
+// through the real path (ingest, triage and spike recording in the store,
+// fan-out, the worker, an HTTP receiver) and compares each body, ids and
+// times normalised, with
 // testdata/webhook_<event>.json. A webhook body is a public format: a
 // renamed field of a stored row must fail here, not at the receiver.
 // Regenerate with -update after an intended change.
@@ -56,15 +67,20 @@ func TestWebhookPayloadSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := newReceiver(t, nil)
-	addWebhook(t, st, pid, rc.URL, "mention.created", "mention.updated", "spike.detected")
+	addWebhook(t, st, pid, rc.URL, "mention.created", "mention.updated", "spike.detected", "usage.quota_reached")
 
 	published := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
-	res, err := st.IngestMentions(ctx, pid, 0, []store.NewMention{{
+	// A quota of one: the second post is dropped and fires usage.quota_reached.
+	res, err := st.IngestMentions(ctx, pid, 1, []store.NewMention{{
 		Source: "reddit", ExternalID: "abc123", URL: "https://www.reddit.com/r/devops/comments/abc123/", AuthorHandle: "u/angry_dev",
 		Text: "Acme's checkout has been failing for two hours — 502 on every payment.", PublishedAt: published,
 		Engagement: map[string]int64{"upvotes": 42, "comments": 7}, MonitorIDs: []string{mon.ID}, IsRelevant: true,
 		Category: "bug_report", Sentiment: "negative", Urgency: 87, AISummary: "Checkout failing with 502 errors.", Classifier: "builtin",
 		CategoryReason: "Reports a failure.", UrgencyReason: "Payments are down.", RelevanceReason: "Names Acme's checkout.",
+	}, {
+		Source: "reddit", ExternalID: "over-quota", URL: "https://www.reddit.com/r/devops/comments/over/", AuthorHandle: "u/late",
+		Text: "Acme again.", PublishedAt: published, MonitorIDs: []string{mon.ID}, IsRelevant: true, Category: "other",
+		Sentiment: "neutral", Urgency: 10, Classifier: "builtin",
 	}})
 	if err != nil || len(res.Created) != 1 {
 		t.Fatalf("ingest: %v %+v", err, res)
@@ -78,7 +94,7 @@ func TestWebhookPayloadSnapshots(t *testing.T) {
 	}
 
 	startWorker(t, st, WorkerConfig{})
-	waitFor(t, 10*time.Second, "three deliveries", func() bool { return len(rc.got()) == 3 })
+	waitFor(t, 10*time.Second, "four deliveries", func() bool { return len(rc.got()) == 4 })
 	for _, r := range rc.got() {
 		var ev struct {
 			Type string `json:"type"`
