@@ -200,7 +200,7 @@ func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
 				r.keys = batchKeys(r.projectID, r.batch)
 			}
 			assign := func(i int, m *Mention, rowid int64) error { return s.assignStory(ctx, tx, m, rowid, &r.keys[i]) }
-			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {
+			if r.res, r.err = s.ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {
 				return r.err
 			}
 		}
@@ -214,7 +214,7 @@ func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
 
 // ingestBatch stores one caller's batch inside tx; assign files each new
 // mention (batch index, stored row) in its story.
-func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention,
+func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention,
 	assign func(i int, m *Mention, rowid int64) error) (IngestResult, error) {
 	var res IngestResult
 	t := time.Now().UTC()
@@ -227,19 +227,26 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return res, err
 	}
-	known, err := knownInTx(ctx, tx, projectID, batch)
+	known, err := s.knownInTx(ctx, tx, projectID, batch)
 	if err != nil {
 		return res, err
 	}
+	// PostgreSQL keeps the folded text beside the text: its trigram index
+	// answers searches (searchCond). SQLite folds in the query instead.
+	foldedCol, foldedVal := "", ""
+	if s.pg {
+		foldedCol, foldedVal = ", text_folded", ",?"
+	}
+	// RETURNING rowid: pgx has no LastInsertId; SQLite answers it too.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
 		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at,
-		own, category_reason, urgency_reason, relevance_reason)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?,?,?,?,?)`)
+		own, category_reason, urgency_reason, relevance_reason`+foldedCol+`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?,?,?,?,?`+foldedVal+`) RETURNING rowid`)
 	if err != nil {
 		return res, err
 	}
 	defer ins.Close()
-	link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id) VALUES (?,?)`)
+	link, err := tx.PrepareContext(ctx, `INSERT INTO mention_monitors(mention_id, monitor_id) VALUES (?,?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return res, err
 	}
@@ -290,14 +297,14 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		if len(m.MonitorIDs) > 0 {
 			m.MonitorID = &m.MonitorIDs[0]
 		}
-		r, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
+		vals := []any{m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
 			m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
-			m.Classifier, nm.CostUSD, m.UpdatedAt, boolInt(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason)
-		if err != nil {
-			return res, err
+			m.Classifier, nm.CostUSD, m.UpdatedAt, boolInt(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason}
+		if s.pg {
+			vals = append(vals, Fold(m.Text))
 		}
-		rowid, err := r.LastInsertId()
-		if err != nil {
+		var rowid int64
+		if err := ins.QueryRowContext(ctx, vals...).Scan(&rowid); err != nil {
 			return res, err
 		}
 		rowids = append(rowids, rowid)
@@ -320,8 +327,9 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 			}
 		}
 	}
-	if len(rowids) > 0 {
-		// The search indexer picks these up (see IndexSearch).
+	if len(rowids) > 0 && !s.pg {
+		// The search indexer picks these up (see IndexSearch); PostgreSQL's
+		// trigram index took them in with the rows.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO fts_pending(rowid) SELECT value FROM json_each(?)`, toJSON(rowids)); err != nil {
 			return res, err
 		}
@@ -356,14 +364,14 @@ type knownMention struct {
 
 // knownInTx looks up, in one query per source, which of the batch's posts
 // the project already holds, keyed by source and external id.
-func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMention) (map[string]knownMention, error) {
+func (s *Store) knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMention) (map[string]knownMention, error) {
 	bySource := map[string][]string{}
 	for _, nm := range batch {
 		bySource[nm.Source] = append(bySource[nm.Source], nm.ExternalID)
 	}
 	known := make(map[string]knownMention, len(batch))
 	for source, ids := range bySource {
-		found, err := knownMentions(ctx, tx, projectID, source, ids)
+		found, err := s.knownMentions(ctx, tx, projectID, source, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -377,11 +385,11 @@ func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMen
 // knownMentions returns the stored mentions among ids of (project, source),
 // keyed by external id, read through q (the read pool, or the writer's
 // transaction when the answer must hold until it commits).
-func knownMentions(ctx context.Context, q interface {
+func (s *Store) knownMentions(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, projectID, source string, ids []string) (map[string]knownMention, error) {
 	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids FROM mentions
-		WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
+		WHERE project_id = ? AND source = ? AND external_id IN (`+s.jsonValues()+`)`, projectID, source, toJSON(ids))
 	if err != nil {
 		return nil, err
 	}

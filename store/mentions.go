@@ -226,12 +226,35 @@ func (s *Store) queryMentions(ctx context.Context, q string, args ...any) ([]*Me
 	return out, rows.Err()
 }
 
-// ExplainMentions returns SQLite's query plan for a filter (tests guard
-// against plans that fall back to scanning the table).
+// ExplainMentions returns the query plan for a filter, SQLite's EXPLAIN
+// QUERY PLAN or PostgreSQL's EXPLAIN (tests guard against plans that fall
+// back to scanning the table).
 func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Position, limit int) (string, error) {
 	q, args, err := s.mentionQuery(ctx, f, after, limit)
 	if err != nil {
 		return "", err
+	}
+	return s.explain(ctx, q, args)
+}
+
+// explain returns the backend's plan for q, one line per step.
+func (s *Store) explain(ctx context.Context, q string, args []any) (string, error) {
+	if s.pg {
+		rows, err := s.r.QueryContext(ctx, "EXPLAIN "+q, args...)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return "", err
+			}
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+		return b.String(), rows.Err()
 	}
 	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
@@ -286,8 +309,8 @@ func ftsTrigrams(search string) string {
 }
 
 // conditions adds the filter's predicates on mentions m, whatever the rows
-// are read from (lists, counts).
-func (f MentionFilter) conditions(add func(cond string, args ...any)) {
+// are read from (lists, counts), in the SQL of the backend (pg).
+func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
@@ -348,9 +371,9 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
 	}
 	if f.Search != "" {
-		folded := Fold(f.Search)
 		// The exact predicate: Unicode case-folded substring.
-		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
+		cond, arg := searchCond(pg, f.Search)
+		add(cond, arg)
 	}
 }
 
@@ -375,6 +398,18 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	// category and monitor ones are not in date order, migrations 070, 071)
 	// and sort every match.
 	switch {
+	case s.pg:
+		// PostgreSQL plans from statistics: the feed, urgency, author,
+		// story and curated indexes serve the same orders, and the
+		// pg_trgm index answers a search's LIKE (searchCond), so the
+		// query names the table alone and the planner picks between
+		// walking the order and fetching a rare value's rows.
+		from = `mentions m`
+		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
+			add(`m.public_visibility <> 'auto'`) // lets the partial index match
+		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
+			add(`m.status <> 'new'`)
+		}
 	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
 		// A rare search: the trigram index's matches plus rows the indexer
 		// has not reached.
@@ -404,7 +439,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 			fromArgs = append(fromArgs, c.args...)
 		}
 	}
-	f.conditions(add)
+	f.conditions(s.pg, add)
 	if after != nil {
 		if byUrgency {
 			add(`(m.urgency, m.published_at, m.id) < (?, ?, ?)`, after.Urgency, after.At, after.ID)
@@ -432,7 +467,13 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 // one transaction and reports how many it indexed. FTS5 flushes at every
 // statement, so indexing many rows in one statement writes one segment
 // instead of one per row.
+//
+// On PostgreSQL there is nothing to do: the pg_trgm index over text_folded
+// is maintained in the ingest transaction itself.
 func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
+	if s.pg {
+		return 0, nil
+	}
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS fts_batch(rowid INTEGER PRIMARY KEY)`); err != nil {
@@ -457,6 +498,9 @@ func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
 
 // PendingSearch is how many mentions wait for the search indexer.
 func (s *Store) PendingSearch(ctx context.Context) (int, error) {
+	if s.pg {
+		return 0, nil // indexed at insert
+	}
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM fts_pending`).Scan(&n)
 	return n, err
@@ -465,6 +509,10 @@ func (s *Store) PendingSearch(ctx context.Context) (int, error) {
 // RunSearchIndexer indexes pending mentions until ctx ends, in batches of
 // up to 20,000, waking every interval.
 func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) error {
+	if s.pg {
+		<-ctx.Done() // PostgreSQL indexes at insert
+		return nil
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -535,7 +583,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 			continue
 		}
 		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?)`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?) AS c`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
 			best, fewest = c, n
 			best.count = n
 		}
@@ -594,7 +642,7 @@ type SOVRow struct {
 // of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
-		FROM mentions m INDEXED BY mentions_feed
+		FROM `+s.indexed("mentions", "m", "mentions_feed")+`
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id
 		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL

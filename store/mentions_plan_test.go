@@ -7,16 +7,14 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
+// openTest opens an empty store on the test run's backend (SQLite, or
+// PostgreSQL when EARSHOT_TEST_DATABASE_URL is set).
 func openTest(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.Open(t)
 }
 
 // TestMentionQueryPlans guards the inbox's filter shapes against plans that

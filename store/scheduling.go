@@ -291,7 +291,7 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 // (project, source), the monitors their mention lists; a pipeline skips a
 // post its monitor already has and only links the others.
 func (s *Store) KnownMentionMonitors(ctx context.Context, projectID, source string, ids []string) (map[string][]string, error) {
-	known, err := knownMentions(ctx, s.r, projectID, source, ids)
+	known, err := s.knownMentions(ctx, s.r, projectID, source, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -364,10 +364,20 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 	sid := prev.story.String()
 	var count int
 	var sources string
+	// sources is a JSON object of counts kept as text: json_set on SQLite,
+	// jsonb_set on PostgreSQL (which writes it back in jsonb's spelling,
+	// read the same by scanStory).
+	bump := `json_set(sources, '$.' || ?1, COALESCE(json_extract(sources, '$.' || ?1), 0) + 1)`
+	latest, earliest := `max`, `min`
+	if s.pg {
+		bump = `CAST(jsonb_set(CAST(sources AS jsonb), ARRAY[CAST(?1 AS text)],
+			to_jsonb(COALESCE((CAST(sources AS jsonb) ->> CAST(?1 AS text))::bigint, 0) + 1)) AS text)`
+		latest, earliest = `GREATEST`, `LEAST`
+	}
 	err := tx.QueryRowContext(ctx, `UPDATE stories SET mention_count = mention_count + 1,
-			sources = json_set(sources, '$.' || ?1, COALESCE(json_extract(sources, '$.' || ?1), 0) + 1),
+			sources = `+bump+`,
 			latest_mention_id = CASE WHEN (?2, ?3) > (last_seen, latest_mention_id) THEN ?3 ELSE latest_mention_id END,
-			last_seen = max(last_seen, ?2), first_seen = min(first_seen, ?2),
+			last_seen = `+latest+`(last_seen, ?2), first_seen = `+earliest+`(first_seen, ?2),
 			link = CASE WHEN link = '' THEN ?4 ELSE link END, updated_at = ?5
 		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, sid).Scan(&count, &sources)
 	if errors.Is(err, sql.ErrNoRows) {
