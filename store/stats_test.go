@@ -13,6 +13,7 @@ import (
 // date index alone (covering: no mention row is read), and a rare value
 // comes from its own index.
 func TestCountPlans(t *testing.T) {
+	sqliteOnly(t)
 	defer store.SetRareFacetCap(0)()
 	st := openTest(t)
 	ctx := context.Background()
