@@ -387,3 +387,51 @@ func reopener(t *testing.T) func() *store.Store {
 		return st
 	}
 }
+
+// TestStoriesTwoProcesses: two stores on one database (two processes
+// sharing PostgreSQL, or one SQLite file) group mentions as one would:
+// each catches up with what the other stored before assigning its own,
+// and an earlier mention it had filed alone but the other put in a story
+// since is joined in that story, not moved out of it.
+func TestStoriesTwoProcesses(t *testing.T) {
+	reopen := reopener(t)
+	one := reopen()
+	defer one.Close()
+	two := reopen()
+	defer two.Close()
+	ctx := context.Background()
+	p := storyProject(t, one, "Two")
+	for _, st := range []*store.Store{one, two} { // both indexes ready
+		if err := st.WarmStories(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Now().Add(-time.Hour).UTC()
+	// a: the outage text at an article's link, stored by one.
+	a := ingest(t, one, p, post("news", "a", "https://example.com/news/acme-outage", outageText, t0))[0]
+	// b: the same link, other words, stored by two: it must see a.
+	b := ingest(t, two, p, post("x", "b", "https://x.com/u/status/1", "Read this https://example.com/news/acme-outage", t0.Add(time.Minute)))[0]
+	if b.StoryID == nil || b.StoryCount != 2 {
+		t.Fatalf("the second process did not group with the first's mention: story %v count %d", b.StoryID, b.StoryCount)
+	}
+	// c: a's text without the link, stored by one, whose index filed a
+	// alone: it joins a's story.
+	c := ingest(t, one, p, post("threads", "c", "https://threads.net/@c/post/1", "RT "+outageText, t0.Add(2*time.Minute)))[0]
+	if c.StoryID == nil || *c.StoryID != *b.StoryID || c.StoryCount != 3 {
+		t.Fatalf("third mention: story %v count %d, want %s with 3", c.StoryID, c.StoryCount, *b.StoryID)
+	}
+	got, err := two.Mention(ctx, p, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StoryID == nil || *got.StoryID != *b.StoryID || got.StoryCount != 3 {
+		t.Errorf("first mention: story %v count %d, want %s with 3", got.StoryID, got.StoryCount, *b.StoryID)
+	}
+	stories, err := two.ListStories(ctx, store.StoryFilter{ProjectID: p}, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stories) != 1 || stories[0].MentionCount != 3 || stories[0].Sources["news"] != 1 || stories[0].Sources["x"] != 1 || stories[0].Sources["threads"] != 1 {
+		t.Errorf("stories %+v", stories)
+	}
+}
