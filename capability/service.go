@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -36,6 +37,7 @@ type Service struct {
 	SendEmail func(ctx context.Context, to, subject, body string) error
 
 	caps       []*Capability
+	sessions   []*Capability // session operations (sessions.go)
 	byName     map[string]*Capability
 	keyTouched sync.Map // key id → time of the last recorded use
 	logins     loginGuard
@@ -64,6 +66,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	} {
 		s.caps = append(s.caps, group...)
 	}
+	s.sessions = s.sessionCaps()
 	s.byName = map[string]*Capability{}
 	for _, c := range s.caps {
 		if _, dup := s.byName[c.Name]; dup {
@@ -71,10 +74,17 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 		}
 		s.byName[c.Name] = c
 	}
+	for _, c := range s.sessions {
+		if _, dup := s.byName[c.Name]; dup {
+			panic("duplicate capability " + c.Name)
+		}
+	}
 	return s
 }
 
-// Capabilities returns the catalogue in declaration order.
+// Capabilities returns the catalogue in declaration order: every operation
+// REST, MCP, the CLI and the dashboard's forms offer. The session
+// operations are apart (SessionCapabilities).
 func (s *Service) Capabilities() []*Capability { return s.caps }
 
 // Capability returns one capability by name.
@@ -108,6 +118,9 @@ type Outcome struct {
 	Err      *Error // failure
 	Replayed bool
 	Cause    error // the unexpected error behind an INTERNAL, for the log
+	// RetryAfter is the wait a 429 asks for (LimitedError), in whole
+	// seconds; 0 otherwise.
+	RetryAfter int
 }
 
 type storedOutcome struct {
@@ -117,7 +130,7 @@ type storedOutcome struct {
 }
 
 // Execute authorizes and runs c with in, applying the archived-project rule
-// and, when idemKey is set, idempotency (CONTRACT §4).
+// and, when idemKey is set, idempotency (docs/decisions.md#idempotency).
 func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in any, idemKey string) (out Outcome) {
 	if err := c.Authorize(p); err != nil {
 		return failure(err, c)
@@ -195,7 +208,7 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 
 // withoutSecrets returns data with each named top-level field that is
 // present set to null: what the idempotency record may keep of a response
-// that showed a secret once (CONTRACT §2, §8).
+// that showed a secret once (docs/decisions.md#credentials).
 func withoutSecrets(data json.RawMessage, secrets []string) json.RawMessage {
 	if len(secrets) == 0 {
 		return data
@@ -216,7 +229,8 @@ func withoutSecrets(data json.RawMessage, secrets []string) json.RawMessage {
 	return b
 }
 
-// storable: responses that reached the operation are kept (CONTRACT §4).
+// storable: responses that reached the operation are kept
+// (docs/decisions.md#idempotency).
 func storable(o Outcome) bool {
 	if o.Err == nil {
 		return o.Status >= 200 && o.Status < 300
@@ -234,6 +248,10 @@ func failure(err error, c *Capability) Outcome {
 	if !known {
 		o.Cause = err
 	}
+	var le *LimitedError
+	if errors.As(err, &le) {
+		o.RetryAfter = le.RetryAfterSeconds()
+	}
 	return o
 }
 
@@ -243,3 +261,6 @@ func resourceName(c *Capability) string {
 	}
 	return c.Group
 }
+
+// now is the service's clock, in UTC.
+func (s *Service) now() time.Time { return time.Now().UTC() }
