@@ -299,8 +299,19 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// story and curated indexes serve the same orders, and the
 		// pg_trgm index answers a search's LIKE (searchCond), so the
 		// query names the table alone and the planner picks between
-		// walking the order and fetching a rare value's rows.
+		// walking the order and fetching a rare value's rows. A search is
+		// the exception: its selectivity is guessed from a sample of
+		// texts, and a rare needle the sample happens to hold looks common
+		// enough to walk the date order for, which then reads the whole
+		// project. As on SQLite, the trigram index is asked first; a rare
+		// search's matches are fetched from it (OFFSET 0 keeps the
+		// subquery, and so the index, out of the ordered walk) and sorted.
 		from = `mentions m`
+		if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
+			cond, arg := searchCond(true, f.Search)
+			from = `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`
+			fromArgs = append(fromArgs, arg)
+		}
 		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
 			add(`m.public_visibility <> 'auto'`) // lets the partial index match
 		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
@@ -491,6 +502,11 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 // all projects), bounded so the question itself stays cheap.
 func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
+	if s.pg {
+		cond, arg := searchCond(true, search)
+		err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
+		return err == nil && n < rareSearchCap
+	}
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
 		ftsTrigrams(search), rareSearchCap).Scan(&n)
 	return err == nil && n < rareSearchCap
