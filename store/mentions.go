@@ -306,14 +306,8 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// texts, and a rare needle the sample happens to hold looks common
 		// enough to walk the date order for, which then reads the whole
 		// project. As on SQLite, the trigram index is asked first; a rare
-		// search's matches are fetched from it (OFFSET 0 keeps the
-		// subquery, and so the index, out of the ordered walk) and sorted.
-		from = `mentions m`
-		if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
-			cond, arg := searchCond(true, f.Search)
-			from = `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`
-			fromArgs = append(fromArgs, arg)
-		}
+		// search's matches are fetched from it and sorted (pgSource).
+		from, fromArgs = s.pgSource(ctx, f)
 		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
 			add(`m.public_visibility <> 'auto'`) // lets the partial index match
 		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
@@ -498,6 +492,18 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 		}
 	}
 	return best, best.rows != ""
+}
+
+// pgSource is where a PostgreSQL query reads the filter's mentions m
+// from: the table, or a rare search's matches fetched through the trigram
+// index (OFFSET 0 keeps the subquery, and so the index, apart from the
+// ordered walk or the date range a list or a count makes of the rest).
+func (s *Store) pgSource(ctx context.Context, f MentionFilter) (string, []any) {
+	if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
+		cond, arg := searchCond(true, f.Search)
+		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, []any{arg}
+	}
+	return `mentions m`, nil
 }
 
 // searchIsRare asks the trigram index whether a search has few matches (in

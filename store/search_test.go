@@ -79,6 +79,13 @@ func TestSearchSemantics(t *testing.T) {
 			if n != len(wantIDs) {
 				t.Errorf("%s: count of %q = %d, want %d", when, search, n, len(wantIDs))
 			}
+			buckets, err := st.MentionCounts(ctx, f, []time.Time{base.Add(-time.Minute), base.Add(20 * time.Minute), base.Add(time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := buckets[0].Total + buckets[1].Total; got != len(wantIDs) {
+				t.Errorf("%s: stats of %q count %d, want %d", when, search, got, len(wantIDs))
+			}
 		}
 	}
 	check("before indexing")

@@ -34,14 +34,16 @@ func (c *SentimentCounts) add(sentiment string, n int) {
 // (ranged false).
 //
 // On PostgreSQL the table is named bare and its planner chooses (the same
-// indexes exist there), and every count is ranged.
+// indexes exist there), a rare search aside (pgSource), and every count is
+// ranged.
 func (s *Store) countSource(ctx context.Context, f MentionFilter, add func(string, ...any)) (from string, args []any, ranged bool) {
 	switch {
 	case s.pg:
 		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
 			add(`m.public_visibility <> 'auto'`) // lets the partial index match
 		}
-		return `mentions m`, nil, true
+		from, args := s.pgSource(ctx, f)
+		return from, args, true
 	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
 		return `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.k`, []any{ftsTrigrams(f.Search)}, false
