@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,21 +233,6 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 	if err != nil {
 		return res, err
 	}
-	// PostgreSQL keeps the folded text beside the text: its trigram index
-	// answers searches (searchCond). SQLite folds in the query instead.
-	foldedCol, foldedVal := "", ""
-	if s.pg {
-		foldedCol, foldedVal = ", text_folded", ",?"
-	}
-	// RETURNING rowid: pgx has no LastInsertId; SQLite answers it too.
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
-		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at,
-		own, category_reason, urgency_reason, relevance_reason`+foldedCol+`)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?,?,?,?,?`+foldedVal+`) RETURNING rowid`)
-	if err != nil {
-		return res, err
-	}
-	defer ins.Close()
 	link, err := tx.PrepareContext(ctx, `INSERT INTO mention_monitors(mention_id, monitor_id) VALUES (?,?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return res, err
@@ -257,7 +244,11 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 	}
 	defer evIns.Close()
 	var cost float64
-	var rowids []int64
+	// The batch's new mentions are stored in three steps: decided here
+	// (duplicates, quota), inserted together (insertMentions), then
+	// linked to their monitors, filed in stories and announced, in batch
+	// order. A story only ever joins an earlier mention, stored by then.
+	var fresh []*freshMention
 	for i, nm := range batch {
 		key := nm.Source + "\x00" + nm.ExternalID
 		if k, ok := known[key]; ok {
@@ -303,26 +294,27 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 		if s.pg {
 			vals = append(vals, Fold(m.Text))
 		}
-		var rowid int64
-		if err := ins.QueryRowContext(ctx, vals...).Scan(&rowid); err != nil {
-			return res, err
-		}
-		rowids = append(rowids, rowid)
-		for _, mid := range m.MonitorIDs {
-			if _, err := link.ExecContext(ctx, m.ID, mid); err != nil {
-				return res, err
-			}
-		}
-		if err := assign(i, m, rowid); err != nil {
-			return res, err
-		}
+		fresh = append(fresh, &freshMention{i: i, m: m, vals: vals})
 		known[key] = knownMention{} // a repeat later in the batch is a duplicate
 		used++
 		cost += nm.CostUSD
 		res.New++
 		res.Created = append(res.Created, m)
-		if m.IsRelevant {
-			if err := insertEventStmt(ctx, tx, evIns, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
+	}
+	if err := s.insertMentions(ctx, tx, fresh); err != nil {
+		return res, err
+	}
+	if err := s.linkMentions(ctx, tx, link, fresh); err != nil {
+		return res, err
+	}
+	rowids := make([]int64, 0, len(fresh))
+	for _, f := range fresh {
+		rowids = append(rowids, f.rowid)
+		if err := assign(f.i, f.m, f.rowid); err != nil {
+			return res, err
+		}
+		if f.m.IsRelevant {
+			if err := insertEventStmt(ctx, tx, evIns, newMentionRefEvent(projectID, "mention.created", f.m.ID)); err != nil {
 				return res, err
 			}
 		}
@@ -353,6 +345,129 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 		}
 	}
 	return res, nil
+}
+
+// freshMention is a new mention of a batch: its index in the batch, the
+// row's values in mentionInsertCols order, and its rowid once inserted.
+type freshMention struct {
+	i     int
+	m     *Mention
+	vals  []any
+	rowid int64
+}
+
+// mentionInsertCols are the columns ingest writes ('new' status aside);
+// PostgreSQL adds text_folded, the folded text its trigram index holds
+// (searchCond). SQLite folds in the query instead.
+const mentionInsertCols = `id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
+		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, classifier, cost_usd, updated_at,
+		own, category_reason, urgency_reason, relevance_reason`
+
+// pgInsertRows bounds the rows of one multi-row INSERT on PostgreSQL
+// (26 values a row, far below its 65,535 parameters).
+const pgInsertRows = 500
+
+// insertMentions inserts the fresh mentions and fills in their rowids
+// (RETURNING: pgx has no LastInsertId). SQLite runs one prepared
+// statement per row, which costs it no round trip; PostgreSQL gets
+// multi-row statements, each answering with the rows' ids and rowids, so
+// a batch costs a few round trips instead of one per mention.
+func (s *Store) insertMentions(ctx context.Context, tx *sql.Tx, fresh []*freshMention) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	if !s.pg {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(`+mentionInsertCols+`, status)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new') RETURNING rowid`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, f := range fresh {
+			if err := ins.QueryRowContext(ctx, f.vals...).Scan(&f.rowid); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for start := 0; start < len(fresh); start += pgInsertRows {
+		chunk := fresh[start:min(start+pgInsertRows, len(fresh))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO mentions(` + mentionInsertCols + `, text_folded, status) VALUES `)
+		args := make([]any, 0, len(chunk)*len(chunk[0].vals))
+		byID := make(map[string]*freshMention, len(chunk))
+		for i, f := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString(`(?` + strings.Repeat(`,?`, len(f.vals)-1) + `,'new')`)
+			args = append(args, f.vals...)
+			byID[f.m.ID] = f
+		}
+		q.WriteString(` RETURNING id, rowid`)
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for rows.Next() {
+			var id string
+			var rowid int64
+			if err := rows.Scan(&id, &rowid); err != nil {
+				rows.Close()
+				return err
+			}
+			if f := byID[id]; f != nil {
+				f.rowid = rowid
+				n++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n != len(chunk) {
+			return fmt.Errorf("ingest: %d of %d mentions came back from the insert", n, len(chunk))
+		}
+	}
+	return nil
+}
+
+// linkMentions records which monitors matched each fresh mention: through
+// the prepared link statement on SQLite, in multi-row statements on
+// PostgreSQL.
+func (s *Store) linkMentions(ctx context.Context, tx *sql.Tx, link *sql.Stmt, fresh []*freshMention) error {
+	if !s.pg {
+		for _, f := range fresh {
+			for _, mid := range f.m.MonitorIDs {
+				if _, err := link.ExecContext(ctx, f.m.ID, mid); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	var args []any
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		q := `INSERT INTO mention_monitors(mention_id, monitor_id) VALUES (?,?)` + strings.Repeat(`,(?,?)`, len(args)/2-1) + ` ON CONFLICT DO NOTHING`
+		_, err := tx.ExecContext(ctx, q, args...)
+		args = args[:0]
+		return err
+	}
+	for _, f := range fresh {
+		for _, mid := range f.m.MonitorIDs {
+			args = append(args, f.m.ID, mid)
+			if len(args) >= 2*2000 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 // knownMention is a stored mention a batch repeats (id empty: one the
