@@ -275,7 +275,11 @@ func TestMentionSearch(t *testing.T) {
 	}
 	for _, phase := range []string{"pending", "indexed"} {
 		if phase == "indexed" {
-			if n, err := e.st.IndexSearch(context.Background(), 1000); err != nil || n != len(texts)+1 {
+			want := len(texts) + 1
+			if e.st.Backend() == "postgres" {
+				want = 0 // pg_trgm indexed them at insert: nothing is pending
+			}
+			if n, err := e.st.IndexSearch(context.Background(), 1000); err != nil || n != want {
 				t.Fatalf("indexed %d, %v", n, err)
 			}
 			if n, _ := e.st.PendingSearch(context.Background()); n != 0 {
