@@ -20,11 +20,7 @@ func (s *Store) indexed(table, alias, index string) string {
 // passed as one argument) as a column "value": SQLite's json_each, on
 // PostgreSQL jsonb_array_elements_text over the parameter read as jsonb.
 func (s *Store) jsonValues() string {
-	return jsonValues(s.pg)
-}
-
-func jsonValues(pg bool) string {
-	if pg {
+	if s.pg {
 		return `SELECT value FROM jsonb_array_elements_text(CAST(? AS jsonb)) AS j(value)`
 	}
 	return `SELECT value FROM json_each(?)`
