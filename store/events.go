@@ -48,15 +48,10 @@ const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, create
 // insertEventStmt is insertEvent through stmt, insertEventSQL prepared in
 // tx, when it is not nil: a batch recording many events prepares it once.
 func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event) error {
-	payload, err := json.Marshal(ev.Record())
+	args, err := eventArgs(ev)
 	if err != nil {
 		return err
 	}
-	var ref any
-	if ev.mentionRef != "" {
-		ref = ev.mentionRef
-	}
-	args := []any{ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref}
 	var res sql.Result
 	if stmt != nil {
 		res, err = stmt.ExecContext(ctx, args...)
@@ -68,6 +63,19 @@ func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event)
 	}
 	ev.Seq, _ = res.LastInsertId()
 	return nil
+}
+
+// eventArgs are an event's values in insertEventSQL's order.
+func eventArgs(ev *Event) ([]any, error) {
+	payload, err := json.Marshal(ev.Record())
+	if err != nil {
+		return nil, err
+	}
+	var ref any
+	if ev.mentionRef != "" {
+		ref = ev.mentionRef
+	}
+	return []any{ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref}, nil
 }
 
 // newMentionRefEvent is an event whose data is {"mention": <the record>},

@@ -308,16 +308,23 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 		return res, err
 	}
 	rowids := make([]int64, 0, len(fresh))
+	var created []*Event // PostgreSQL: inserted together below
 	for _, f := range fresh {
 		rowids = append(rowids, f.rowid)
 		if err := assign(f.i, f.m, f.rowid); err != nil {
 			return res, err
 		}
 		if f.m.IsRelevant {
-			if err := insertEventStmt(ctx, tx, evIns, newMentionRefEvent(projectID, "mention.created", f.m.ID)); err != nil {
+			ev := newMentionRefEvent(projectID, "mention.created", f.m.ID)
+			if s.pg {
+				created = append(created, ev)
+			} else if err := insertEventStmt(ctx, tx, evIns, ev); err != nil {
 				return res, err
 			}
 		}
+	}
+	if err := insertEventRows(ctx, tx, created); err != nil {
+		return res, err
 	}
 	if len(rowids) > 0 && !s.pg {
 		// The search indexer picks these up (see IndexSearch); PostgreSQL's
@@ -468,6 +475,29 @@ func (s *Store) linkMentions(ctx context.Context, tx *sql.Tx, link *sql.Stmt, fr
 		}
 	}
 	return flush()
+}
+
+// insertEventRows inserts events in multi-row statements, in order (their
+// seq follows it): PostgreSQL's ingest, where a statement per event costs
+// a round trip.
+func insertEventRows(ctx context.Context, tx *sql.Tx, evs []*Event) error {
+	const perStatement = 1000 // 6 values each
+	for start := 0; start < len(evs); start += perStatement {
+		chunk := evs[start:min(start+perStatement, len(evs))]
+		args := make([]any, 0, 6*len(chunk))
+		for _, ev := range chunk {
+			a, err := eventArgs(ev)
+			if err != nil {
+				return err
+			}
+			args = append(args, a...)
+		}
+		q := insertEventSQL + strings.Repeat(`,(?,?,?,?,?,?)`, len(chunk)-1)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // knownMention is a stored mention a batch repeats (id empty: one the
