@@ -533,8 +533,15 @@ func (s *Store) knownInTx(ctx context.Context, tx *sql.Tx, projectID string, bat
 func (s *Store) knownMentions(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, projectID, source string, ids []string) (map[string]knownMention, error) {
+	in, arg := `IN (`+s.jsonValues()+`)`, any(toJSON(ids))
+	if s.pg {
+		// An array the planner sees the length of: it looks each id up in
+		// the (project, source, external id) key instead of guessing a
+		// set-returning function's size.
+		in, arg = `= ANY(?)`, ids
+	}
 	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids FROM mentions
-		WHERE project_id = ? AND source = ? AND external_id IN (`+s.jsonValues()+`)`, projectID, source, toJSON(ids))
+		WHERE project_id = ? AND source = ? AND external_id `+in, projectID, source, arg)
 	if err != nil {
 		return nil, err
 	}
