@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 func TestRestartCollection(t *testing.T) {
-	st := openTest(t)
+	st := storetest.Open(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "r@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
@@ -38,7 +39,7 @@ func TestRestartCollection(t *testing.T) {
 // TestMentionCreatedEventBody: the outbox keeps a reference, and the fan-out
 // sees the CONTRACT §8 body with the full mention record.
 func TestMentionCreatedEventBody(t *testing.T) {
-	st := openTest(t)
+	st := storetest.Open(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "e@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)

@@ -155,7 +155,8 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 			if i > 0 {
 				q.WriteByte(',')
 			}
-			q.WriteString(`(?,?)`)
+			// Typed: PostgreSQL reads an untyped VALUES parameter as text.
+			q.WriteString(`(CAST(? AS BIGINT),CAST(? AS TEXT))`)
 			var body any
 			if f.Event.completed {
 				// Deliveries read the body from the event from now on.
@@ -588,7 +589,7 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 					if len(args) > 0 {
 						q.WriteByte(',')
 					}
-					q.WriteString(`(?,?,?,?,?)`)
+					q.WriteString(`(CAST(? AS BIGINT),CAST(? AS BIGINT),CAST(? AS TEXT),CAST(? AS TEXT),CAST(? AS TEXT))`)
 					var code any
 					if a.StatusCode != 0 {
 						code = a.StatusCode
@@ -677,7 +678,7 @@ type DigestQueue struct {
 // DigestQueues lists the digest backlogs of active alerts.
 func (s *Store) DigestQueues(ctx context.Context) ([]DigestQueue, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT i.alert_id, a.digest, MIN(i.created_at), COUNT(*)
-		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id`)
+		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id, a.digest`)
 	if err != nil {
 		return nil, fmt.Errorf("digest queues: %w", err)
 	}

@@ -74,7 +74,7 @@ var ErrLeaseLost = errors.New("monitor lease lost")
 func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, next time.Time) error {
 	t := now()
 	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
-		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until THEN ?1 ELSE MIN(next_scan_at, ?1) END,
+		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END,
 		last_scanned_at = ?2, lease_owner = NULL, lease_until = NULL
 		WHERE id = ?3 AND lease_owner = ?4`, FormatTime(next), t, monitorID, owner)
 	if err != nil {
@@ -267,8 +267,8 @@ func (l *QuotaLedger) Spend(ctx context.Context, source, day string, units, limi
 	if units > limit {
 		return false, nil
 	}
-	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) SELECT ?1, ?2, ?3 WHERE true
-		ON CONFLICT(source, day) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= ?4`,
+	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) VALUES (?1, ?2, ?3)
+		ON CONFLICT(source, day) DO UPDATE SET units = quota_ledger.units + excluded.units WHERE quota_ledger.units + excluded.units <= ?4`,
 		source, day, units, limit)
 	if err != nil {
 		return false, fmt.Errorf("spending %s quota: %w", source, err)
