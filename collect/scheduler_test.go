@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // --- fixtures shared by the scheduler and pipeline tests ---
@@ -29,11 +30,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	u, err := st.CreateUser(ctx, "owner@example.com", "x", "Owner")
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"earshot/metrics"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // fastSchedule retries quickly: three attempts in total.
@@ -30,11 +31,7 @@ var fastSchedule = Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond}
 func testStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	u, err := st.CreateUser(ctx, "owner@example.com", "x", "Owner")
 	if err != nil {
 		t.Fatal(err)
