@@ -14,6 +14,33 @@ import (
 // source of each monitor remembers between scans (its incremental state and
 // its health). Several processes may share one database: a monitor is
 // scanned by whoever holds its lease.
+//
+// Work shared by several processes on one database (PostgreSQL, issue 17),
+// and how long after a process dies (kill -9) another takes it over:
+//
+//   - Monitor scans: ClaimDueMonitors leases in a write transaction (s.tx,
+//     which on PostgreSQL holds the per-schema advisory lock), so two
+//     schedulers never claim one monitor. The lease is the scheduler's
+//     Lease, 15 minutes by default; a scan is cut off at 90% of it, so it
+//     never outlives its lease. A claimed monitor is due again at the end
+//     of its lease: a dead scheduler's monitors are taken over at most 15
+//     minutes after they were claimed (plus the 1 s poll).
+//   - Webhook and alert deliveries: only a queue's head carries a lease
+//     (outbox.go). ClaimRun takes it with one conditional UPDATE (pending,
+//     due, lease absent or expired, still the head): on PostgreSQL the
+//     second of two concurrent updates waits for the row lock and re-checks
+//     its WHERE on the committed row, so exactly one wins. The worker
+//     leases for 2 x its send timeout + 10 s (40 s with the default 15 s)
+//     and renews it as the run goes on; a dead worker's queues are taken
+//     over at most 40 s after its last renewal (plus the 100 ms poll). A
+//     delivery in flight at the kill may be sent again (at least once).
+//   - Fan-out (Dispatch), digests (FlushDigest), spikes (ON CONFLICT DO
+//     NOTHING) and the quota ledger need no lease: each is one write
+//     transaction or one conditional statement, and the second process
+//     finds the work done.
+//   - Idempotency keys live in the database, so they are global; a key
+//     whose request died "running" blocks it for 2 minutes (staleRunning).
+//   - The generic leases table (migration 001) is not used by any code.
 
 // ClaimDueMonitors leases up to limit monitors that are due at now — active,
 // not deleted, of a project that is not archived, with no live lease — to
