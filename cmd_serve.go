@@ -19,6 +19,7 @@ import (
 	"earshot/classify"
 	"earshot/collect"
 	"earshot/deliver"
+	"earshot/internal/replay"
 	"earshot/metrics"
 	"earshot/server"
 	"earshot/store"
@@ -143,12 +144,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
 	}
-	replay, err := envSwitch(getenv, "EARSHOT_REPLAY")
+	replayOn, err := envSwitch(getenv, "EARSHOT_REPLAY")
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	if demo || replay {
+	if demo || replayOn {
 		// EARSHOT_REPLAY=1 gives serve the demo's collectors: every platform
 		// answered from the recorded responses by a loopback server, so the
 		// end-to-end tests run the real collectors without any network.
@@ -157,7 +158,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			ln.Close()
 			return err
 		}
-		rs := &http.Server{Handler: collect.NewReplayHandler(), ReadHeaderTimeout: 10 * time.Second}
+		rs := &http.Server{Handler: replay.NewHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go rs.Serve(rln)
 		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()

@@ -3,6 +3,8 @@ package collect
 import (
 	"net/http"
 	"strings"
+
+	"earshot/internal/replay"
 )
 
 // Env looks up one configuration value by name; os.Getenv fits, and tests
@@ -109,7 +111,7 @@ func (r *Registry) All() []Collector {
 
 // DemoEnv is the environment of `earshot demo`: every source, and every
 // sub-service (GDELT, App Store, Trustpilot, Reddit OAuth), points at
-// replayURL + "/<source>", served by NewReplayHandler, and every source has
+// replayURL + "/<source>", served by replay.NewHandler, and every source has
 // a placeholder credential so it runs. The demo monitors' feed and review
 // URLs are on the replay server, a loopback address, so the user-URL guard
 // is lifted (EnvAllowPrivate) as for any local development; metadata
@@ -134,7 +136,7 @@ func DemoEnv(replayURL string) Env {
 		EnvTrustpilotBaseURL:  base + "/reviews",
 		EnvTrustpilotAPIKey:   "demo-key",
 		EnvBlueskyBaseURL:     base + "/bluesky",
-		EnvBlueskyHandle:      DemoBlueskyHandle,
+		EnvBlueskyHandle:      replay.BlueskyHandle,
 		EnvBlueskyAppPassword: "demo-app-password",
 		EnvMastodonInstances:  base + "/mastodon=demo-token",
 		EnvAllowPrivate:       "1",
