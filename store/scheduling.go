@@ -19,8 +19,9 @@ import (
 // and how long after a process dies (kill -9) another takes it over:
 //
 //   - Monitor scans: ClaimDueMonitors leases in a write transaction (s.tx,
-//     which on PostgreSQL holds the per-schema advisory lock), so two
-//     schedulers never claim one monitor. The lease is the scheduler's
+//     which on PostgreSQL holds the per-schema advisory lock; the rows are
+//     read FOR UPDATE SKIP LOCKED), so two schedulers never claim one
+//     monitor. The lease is the scheduler's
 //     Lease, 15 minutes by default; a scan is cut off at 90% of it, so it
 //     never outlives its lease. A claimed monitor is due again at the end
 //     of its lease: a dead scheduler's monitors are taken over at most 15
@@ -56,11 +57,21 @@ func (s *Store) ClaimDueMonitors(ctx context.Context, owner string, now time.Tim
 	var out []*Monitor
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
+		// Claims are serialised by the write transaction, but on
+		// PostgreSQL a monitor's other writes (a save, a nudge, a finish)
+		// are not: the rows are locked as they are read, so the claim sees
+		// their latest version and no change slips in between the read and
+		// the lease (one being written right now is left for the next
+		// round). SQLite's single writer gives the same for free.
+		lock := ``
+		if s.pg {
+			lock = ` FOR UPDATE SKIP LOCKED`
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors
 			WHERE active = 1 AND deleted_at IS NULL AND next_scan_at <= ?
 			AND (lease_until IS NULL OR lease_until <= ?)
 			AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)
-			ORDER BY next_scan_at, id LIMIT ?`, ts, ts, limit)
+			ORDER BY next_scan_at, id LIMIT ?`+lock, ts, ts, limit)
 		if err != nil {
 			return err
 		}
