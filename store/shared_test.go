@@ -291,3 +291,42 @@ func TestSharedIdempotencyKeys(t *testing.T) {
 		t.Fatalf("other process after the answer: %+v %v", rec, err)
 	}
 }
+
+// TestClaimSkipsMonitorBeingWritten: on PostgreSQL a monitor another
+// connection is writing (its row locked: a save, a nudge, a finish in
+// flight) is left for the next round instead of being leased from a read
+// that the write is about to make stale, and the claim does not wait for
+// it.
+func TestClaimSkipsMonitorBeingWritten(t *testing.T) {
+	if os.Getenv("EARSHOT_TEST_DATABASE_URL") == "" {
+		t.Skip("PostgreSQL row locks; SQLite's single writer runs a claim and a monitor's write one after the other")
+	}
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	busy := schedMonitor(t, st, p.ID, "busy")
+	free := schedMonitor(t, st, p.ID, "free")
+	tx, err := st.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE monitors SET name = 'busy!' WHERE id = ?`, busy.ID); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	got, err := st.ClaimDueMonitors(cctx, "one", time.Now().Add(time.Second), time.Minute, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != free.ID {
+		t.Fatalf("claimed %v, want only the monitor nobody is writing", got)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = st.ClaimDueMonitors(ctx, "one", time.Now().Add(time.Second), time.Minute, 10)
+	if err != nil || len(got) != 1 || got[0].ID != busy.ID || got[0].Name != "busy!" {
+		t.Fatalf("next round: %v %v, want the written monitor as written", got, err)
+	}
+}
