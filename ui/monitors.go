@@ -8,12 +8,12 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 )
 
 type monitorsData struct {
-	Monitors []*store.Monitor
+	Monitors []*api.Monitor
 	Groups   map[string]string
 	Sparks   map[string]sparkline // monitor id → its last 30 days (nil: no statistics)
 }
@@ -40,7 +40,7 @@ func (u *UI) monitors(w http.ResponseWriter, r *http.Request, pg *page, _ httpro
 	u.render(w, pg, "monitors")
 }
 
-func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*store.KeywordGroup {
+func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*api.KeywordGroup {
 	if o := u.exec(r.Context(), p, "list_keyword_groups", &capability.Empty{}); o.Err == nil {
 		return o.Data.(*capability.GroupsOut).KeywordGroups
 	}
@@ -48,10 +48,10 @@ func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*store.Ke
 }
 
 type monitorFormData struct {
-	M         *store.Monitor
+	M         *api.Monitor
 	New       bool
 	Cap       string
-	Groups    []*store.KeywordGroup
+	Groups    []*api.KeywordGroup
 	Sources   []string
 	Backfills []int
 	Modes     []string
@@ -73,7 +73,7 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, e)
 			return
 		}
-		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
+		d.M = &api.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
 		if isMissing(o.Err) {
@@ -84,7 +84,7 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, o.Err)
 			return
 		}
-		d.M, d.Cap = o.Data.(*store.Monitor), "update_monitor"
+		d.M, d.Cap = o.Data.(*api.Monitor), "update_monitor"
 		pg.Title = "Edit " + d.M.Name
 	}
 	pg.Data = d
