@@ -154,19 +154,21 @@ func TestSharedDeliveries(t *testing.T) {
 		}
 	}
 	// Both processes plan the same fan-out and write it at once.
-	var wg sync.WaitGroup
-	var dispatched [2]int
+	var plans [2][]Fanout
 	for i, st := range []*Store{a, b} {
 		evs, err := st.UndispatchedEvents(ctx, 100)
 		if err != nil || len(evs) != events {
 			t.Fatalf("undispatched %d %v", len(evs), err)
 		}
-		var fs []Fanout
 		for _, e := range evs {
-			fs = append(fs, Fanout{Event: e, WebhookIDs: hooks})
+			plans[i] = append(plans[i], Fanout{Event: e, WebhookIDs: hooks})
 		}
+	}
+	var wg sync.WaitGroup
+	var dispatched [2]int
+	for i, st := range []*Store{a, b} {
 		wg.Go(func() {
-			n, err := st.Dispatch(ctx, fs, time.Now())
+			n, err := st.Dispatch(ctx, plans[i], time.Now())
 			if err != nil {
 				t.Error(err)
 			}
