@@ -43,7 +43,8 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
 	return insertEventStmt(ctx, tx, nil, ev)
 }
 
-const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)`
+// RETURNING seq on both backends: pgx has no LastInsertId.
+const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?) RETURNING seq`
 
 // insertEventStmt is insertEvent through stmt, insertEventSQL prepared in
 // tx, when it is not nil: a batch recording many events prepares it once.
@@ -52,17 +53,13 @@ func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event)
 	if err != nil {
 		return err
 	}
-	var res sql.Result
+	var row *sql.Row
 	if stmt != nil {
-		res, err = stmt.ExecContext(ctx, args...)
+		row = stmt.QueryRowContext(ctx, args...)
 	} else {
-		res, err = tx.ExecContext(ctx, insertEventSQL, args...)
+		row = tx.QueryRowContext(ctx, insertEventSQL, args...)
 	}
-	if err != nil {
-		return err
-	}
-	ev.Seq, _ = res.LastInsertId()
-	return nil
+	return row.Scan(&ev.Seq)
 }
 
 // eventArgs are an event's values in insertEventSQL's order.

@@ -492,7 +492,9 @@ func insertEventRows(ctx context.Context, tx *sql.Tx, evs []*Event) error {
 			}
 			args = append(args, a...)
 		}
-		q := insertEventSQL + strings.Repeat(`,(?,?,?,?,?,?)`, len(chunk)-1)
+		// The columns of insertEventSQL, eventArgs' order; no seq is read.
+		q := `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)` +
+			strings.Repeat(`,(?,?,?,?,?,?)`, len(chunk)-1)
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
