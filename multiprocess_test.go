@@ -78,10 +78,11 @@ type receiver struct {
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	io.Copy(io.Discard, r.Body)
 	time.Sleep(20 * time.Millisecond) // a backlog builds up
 	rc.mu.Lock()
-	rc.seen[r.Header.Get("Webhook-Id")] = append(rc.seen[r.Header.Get("Webhook-Id")], time.Now())
+	rc.seen[r.Header.Get("Webhook-Id")] = append(rc.seen[r.Header.Get("Webhook-Id")], arrived)
 	rc.n++
 	rc.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
@@ -165,7 +166,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	}
 
 	// What one process collects alone: the same monitors on SQLite.
-	want, wantStories := referenceCounts(t, replaySrv.URL, projects)
+	want, wantStories, wantEvents := referenceCounts(t, replaySrv.URL, projects)
 
 	env := append(collectorVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
 		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
@@ -309,8 +310,8 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 			}
 			cursor = next
 		}
-		if deliveries < want[i] {
-			t.Errorf("project %d: %d deliveries for %d mentions", i, deliveries, want[i])
+		if deliveries != wantEvents[i] {
+			t.Errorf("project %d: %d deliveries; one process alone makes %d mention.created events", i, deliveries, wantEvents[i])
 		}
 	}
 	// What the killed process had sent but not recorded: at most a lane's
@@ -318,12 +319,12 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	if dups > projects*65 {
 		t.Errorf("%d deliveries received twice", dups)
 	}
-	t.Logf("mentions per project %v; %d deliveries received before the kill, %d received twice (sent by the killed process, not recorded before it died)", want, early, dups)
+	t.Logf("mentions per project %v, mention.created events %v; %d deliveries received before the kill, %d received twice (sent by the killed process, not recorded before it died)", want, wantEvents, early, dups)
 }
 
 // referenceCounts collects the test's monitors for n projects in process,
 // on SQLite, with one scheduler: how many mentions each project gets.
-func referenceCounts(t *testing.T, replayURL string, n int) ([]int, []string) {
+func referenceCounts(t *testing.T, replayURL string, n int) (mentions []int, stories []string, events []int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -357,14 +358,25 @@ func referenceCounts(t *testing.T, replayURL string, n int) ([]int, []string) {
 	if k, err := sched.ScanDue(ctx); err != nil || k != 2*n {
 		t.Fatalf("reference scan: %d monitors, %v", k, err)
 	}
-	var out []int
-	var stories []string
+	evs, err := st.UndispatchedEvents(ctx, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		n := 0
+		for _, ev := range evs {
+			if ev.ProjectID == id && ev.Type == "mention.created" {
+				n++
+			}
+		}
+		events = append(events, n)
+	}
 	for _, id := range ids {
 		ms, err := st.ListMentions(ctx, store.MentionFilter{ProjectID: id}, nil, 100000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, len(ms))
+		mentions = append(mentions, len(ms))
 		sizes := map[string]int{}
 		for _, m := range ms {
 			if m.StoryID != nil {
@@ -373,7 +385,7 @@ func referenceCounts(t *testing.T, replayURL string, n int) ([]int, []string) {
 		}
 		stories = append(stories, storyShape(sizes))
 	}
-	return out, stories
+	return mentions, stories, events
 }
 
 // storyShape is a project's stories as their sizes, largest first.
