@@ -230,7 +230,9 @@ func benchBackend(ctx context.Context, cfg Config, getenv func(string) string, m
 			}
 		}
 		out("%s: p50 %s p99 %s", set.name, ms(pct(ds, 50)), ms(pct(ds, 99)))
-		rep.metric(strings.SplitN(set.name, " ", 2)[0]+" p50 / p99", "%s / %s", ms(pct(ds, 50)), ms(pct(ds, 99)))
+		key, _, _ := strings.Cut(set.name, ",")
+		key, _, _ = strings.Cut(key, " (")
+		rep.metric(key+" p50 / p99", "%s / %s", ms(pct(ds, 50)), ms(pct(ds, 99)))
 	}
 
 	var sd []time.Duration
