@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"earshot/classify"
-	"earshot/collect"
 	"earshot/internal/lines"
+	"earshot/vocab"
 )
 
 // cmdClassify classifies JSON lines from stdin to stdout (CONTRACT §1): one
@@ -177,8 +177,8 @@ func classifyLine(ctx context.Context, c classify.Classifier, lc lineContext, li
 	if in.Text == nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: missing \"text\"", lineNo)}
 	}
-	if in.Source != "" && !slices.Contains(collect.Sources, in.Source) {
-		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(collect.Sources, ", "))}
+	if in.Source != "" && !slices.Contains(vocab.Sources, in.Source) {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(vocab.Sources, ", "))}
 	}
 	kw := in.Keywords
 	if kw == nil {

@@ -13,11 +13,12 @@ import (
 	"earshot/capability"
 	"earshot/collect"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // The demo, end to end below HTTP: prepareDemo seeds a fresh data dir, a
 // scheduler runs the real collectors (through demoEnv) against the replay
-// server, and mentions from every source (collect.Sources, Bluesky and Mastodon
+// server, and mentions from every source (vocab.Sources, Bluesky and Mastodon
 // included) are stored, classified.
 func TestDemoCollectsFromAllSources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -78,7 +79,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 			t.Errorf("unclassified or unattributed mention: %+v", m)
 		}
 	}
-	for _, src := range collect.Sources {
+	for _, src := range vocab.Sources {
 		if bySource[src] == 0 {
 			t.Errorf("no mentions from %s", src)
 		}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 // Scopes, as the spec names them.
@@ -74,7 +76,11 @@ type Capability struct {
 
 // Field is one input field, from the input struct's tags:
 //
-//	json:"name"  in:"path|query|body"  validate:"required,nullable,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  doc:"…"
+//	json:"name"  in:"path|query|body"  validate:"required,nullable,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  default:"…"  doc:"…"
+//
+// enum=@name takes the values of a list of package vocab (enum=@sources); a
+// list field with such an enum and no maxitems holds at most as many items
+// as the vocabulary has values.
 type Field struct {
 	Name     string
 	In       string
@@ -212,6 +218,7 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 		if defaultIn != "" {
 			f.In = defaultIn
 		}
+		fromVocab := false
 		for _, rule := range strings.Split(sf.Tag.Get("validate"), ",") {
 			k, v, _ := strings.Cut(rule, "=")
 			num := func() int {
@@ -243,12 +250,27 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			case "maxitems":
 				f.MaxItems = num()
 			case "enum":
-				f.Enum = strings.Split(v, "|")
+				// enum=@name is a list of package vocab (enum=@sources):
+				// the shared vocabularies are written once, there.
+				if list, ok := strings.CutPrefix(v, "@"); ok {
+					values, ok := vocab.Lookup(list)
+					if !ok {
+						return nil, fmt.Errorf("field %s: no vocabulary %q", name, list)
+					}
+					f.Enum, fromVocab = slices.Clone(values), true
+				} else {
+					f.Enum = strings.Split(v, "|")
+				}
 			case "format":
 				f.Format = v
 			default:
 				return nil, fmt.Errorf("field %s: unknown rule %q", name, rule)
 			}
+		}
+		if f.MaxItems == 0 && fromVocab && isList(sf.Type) {
+			// A list of a vocabulary's values (sources) holds each at most
+			// once: the vocabulary's length bounds it, and grows with it.
+			f.MaxItems = len(f.Enum)
 		}
 		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
 		if st, ok := nestedStruct(f.Type); ok {
@@ -516,6 +538,14 @@ func checkValue(f Field, v reflect.Value) error {
 		return validateStruct(v, f.Name, f.nested)
 	}
 	return nil
+}
+
+// isList reports whether t is a list (behind pointers), not raw JSON.
+func isList(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Slice && t != reflect.TypeFor[json.RawMessage]()
 }
 
 // isText reports whether t holds free text: a string, a list of strings

@@ -14,26 +14,27 @@ import (
 
 	"earshot/collect"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // MentionFilters are the filters of list_mentions, export_mentions and
 // get_mention_stats.
 type MentionFilters struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Platform."`
-	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
-	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
-	Status           string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
+	Source           string `json:"source,omitempty" in:"query" validate:"enum=@sources" doc:"Platform."`
+	Category         string `json:"category,omitempty" in:"query" validate:"enum=@categories" doc:"AI category."`
+	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=@sentiments" doc:"AI sentiment."`
+	Status           string `json:"status,omitempty" in:"query" validate:"enum=@statuses" doc:"Triage status."`
 	MinUrgency       *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
 	MaxUrgency       *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
 	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
 	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
 	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
 	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
-	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
+	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=@date_presets" doc:"Named publication window, computed in UTC."`
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
-	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=@public_visibilities" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
 	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
 }
 
@@ -60,8 +61,8 @@ type ListMentionsOut struct {
 
 type UpdateMentionStatusIn struct {
 	ID               string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
-	Status           string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
-	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=auto|featured|hidden" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
+	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
+	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=@public_visibilities" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
 }
 
 type ExportIn struct {
@@ -70,7 +71,7 @@ type ExportIn struct {
 }
 
 type SOVIn struct {
-	DatePreset string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date" default:"last_30_days" doc:"Window; last_30_days when neither it nor since is given."`
+	DatePreset string `json:"date_preset,omitempty" in:"query" validate:"enum=@bounded_date_presets" default:"last_30_days" doc:"Window; last_30_days when neither it nor since is given."`
 	Since      string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Window start (overrides date_preset)."`
 	Until      string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Window end (default now)."`
 }
@@ -109,9 +110,9 @@ type SOVOut struct {
 type PreviewIn struct {
 	Keywords        []string `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft keywords."`
 	ExcludeKeywords []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft excludes."`
-	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
+	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=@query_modes" doc:"any, all or phrase."`
 	WatchAccounts   []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Draft watched accounts."`
-	Sources         []string `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Only these platforms."`
+	Sources         []string `json:"sources,omitempty" validate:"enum=@sources" doc:"Only these platforms."`
 	Scan            *int     `json:"scan,omitempty" validate:"min=1,max=50000" default:"5000" doc:"How many of the newest stored mentions to test."`
 	Limit           *int     `json:"limit,omitempty" validate:"min=1,max=100" default:"20" doc:"Most matches to return."`
 }
@@ -127,7 +128,7 @@ func (s *Service) mentionCaps() []*Capability {
 		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
 			Scope: MentionsRead, Idempotent: true,
 			Description: "The triage inbox: collected posts with their AI classification, newest first (or most urgent first with sort=urgency), filtered and paged with an opaque cursor. " +
-				"Use status=new to find what needs triage, min_urgency=70 for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
+				"Use status=new to find what needs triage, min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + " for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
 			Scope: MentionsRead, Idempotent: true, Description: "Get one mention with its classification and triage status."},

@@ -64,15 +64,15 @@ func (s *Service) groupCaps() []*Capability {
 // ViewFilters is a saved filter: the same keys as the list_mentions query.
 type ViewFilters struct {
 	MonitorID    string `json:"monitor_id,omitempty" validate:"format=uuid"`
-	Source       string `json:"source,omitempty" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews"`
-	Category     string `json:"category,omitempty" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other"`
-	Sentiment    string `json:"sentiment,omitempty" validate:"enum=positive|neutral|negative"`
-	Status       string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored"`
+	Source       string `json:"source,omitempty" validate:"enum=@sources"`
+	Category     string `json:"category,omitempty" validate:"enum=@categories"`
+	Sentiment    string `json:"sentiment,omitempty" validate:"enum=@sentiments"`
+	Status       string `json:"status,omitempty" validate:"enum=@statuses"`
 	MinUrgency   *int   `json:"min_urgency,omitempty" validate:"min=0,max=100"`
 	MaxUrgency   *int   `json:"max_urgency,omitempty" validate:"min=0,max=100"`
 	AuthorHandle string `json:"author_handle,omitempty" validate:"maxlen=200"`
 	Search       string `json:"search,omitempty" validate:"maxlen=200"`
-	DatePreset   string `json:"date_preset,omitempty" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time"`
+	DatePreset   string `json:"date_preset,omitempty" validate:"enum=@date_presets"`
 	Since        string `json:"since,omitempty" validate:"format=date-time"`
 	Until        string `json:"until,omitempty" validate:"format=date-time"`
 }
@@ -166,11 +166,11 @@ func (s *Service) viewCaps() []*Capability {
 // ---- categories ----
 
 type CategoryPath struct {
-	ID string `json:"id" in:"path" validate:"required,enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"The category value."`
+	ID string `json:"id" in:"path" validate:"required,enum=@categories" doc:"The category value."`
 }
 
 type UpdateCategoryIn struct {
-	ID          string  `json:"id" in:"path" validate:"required,enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"The category value."`
+	ID          string  `json:"id" in:"path" validate:"required,enum=@categories" doc:"The category value."`
 	Label       *string `json:"label,omitempty" validate:"minlen=1,maxlen=80" doc:"Display label."`
 	Description *string `json:"description,omitempty" validate:"maxlen=500" doc:"What belongs in this category; the classifier's prompt uses it."`
 	Enabled     *bool   `json:"enabled,omitempty" doc:"false stops new mentions being filed here (they become other)."`

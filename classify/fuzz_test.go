@@ -2,6 +2,7 @@ package classify
 
 import (
 	"context"
+	"earshot/vocab"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -22,7 +23,7 @@ func FuzzClassify(f *testing.F) {
 			t.Fatal(err)
 		}
 		ok := false
-		for _, c := range Categories {
+		for _, c := range vocab.Categories {
 			ok = ok || c == r.Category
 		}
 		if !ok || r.Urgency < 0 || r.Urgency > 100 || r.Summary == "" || utf8.RuneCountInString(r.Summary) > MaxSummaryRunes {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"earshot/vocab"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -313,7 +314,7 @@ func enabledHas(enabled []CategoryInfo, c string) bool {
 
 func enabledCategories(cats []CategoryInfo) []CategoryInfo {
 	var out []CategoryInfo
-	for _, c := range Categories {
+	for _, c := range vocab.Categories {
 		info := CategoryInfo{Category: c, Label: c, Enabled: true}
 		if cats != nil {
 			found := false
@@ -357,7 +358,7 @@ func (o *Ollama) schema(enabled []CategoryInfo) json.RawMessage {
 		"type": "object",
 		"properties": map[string]any{
 			"category":        map[string]any{"type": "string", "enum": cats},
-			"sentiment":       map[string]any{"type": "string", "enum": []string{"positive", "neutral", "negative"}},
+			"sentiment":       map[string]any{"type": "string", "enum": vocab.Sentiments},
 			"urgency":         map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 			"ai_summary":      map[string]any{"type": "string", "maxLength": MaxSummaryRunes},
 			"is_relevant":     map[string]any{"type": "boolean"},
@@ -405,17 +406,17 @@ func (o *Ollama) request(in Input, enabled []CategoryInfo) *api.ChatRequest {
 		}
 		fmt.Fprintf(&sys, "- %s (%s): %s\n", c.Category, c.Label, d)
 	}
-	sys.WriteString(`
+	fmt.Fprintf(&sys, `
 Fields:
 - category: one of the categories above.
 - sentiment: positive, neutral or negative, the author's attitude.
-- urgency: 0-100, how soon the team should look; 70 or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
+- urgency: 0-100, how soon the team should look; %d or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
 - ai_summary: one sentence, at most 200 characters, plain text, what the post says.
 - is_relevant: true if the post is really about this brand or its product, false if the keyword is used as an ordinary word or names something else.
 - category_reason: one short sentence for the brand's team: why this category, quoting the post's own words (e.g. a service failure told as fact: "still no refund").
 - urgency_reason: one short sentence: why this urgency (e.g. security report: "token stored in plain text").
 A customer telling a service failure as a fact (waiting, never arrived, cancelled, charged twice, no answer, cannot log in) is negative, even without angry words.
-`)
+`, vocab.UrgentThreshold)
 	if enabledHas(enabled, "complaint") {
 		sys.WriteString("Such a post is a complaint (or a bug_report when software is defective).\n")
 	}
@@ -460,7 +461,7 @@ func reasonText(s string) string {
 	if !utf8.ValidString(s) {
 		return ""
 	}
-	for _, c := range Categories {
+	for _, c := range vocab.Categories {
 		s = strings.TrimPrefix(s, c+": ")
 	}
 	return cutAtWord(s, maxReasonRunes)
@@ -490,7 +491,7 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		}
 	}
 	if !ok {
-		if !slices.Contains(Categories, *a.Category) {
+		if !slices.Contains(vocab.Categories, *a.Category) {
 			return Result{}, fmt.Errorf("model category %q is not a category", *a.Category)
 		}
 		// A real category the project disabled is filed as other, as the
@@ -498,9 +499,7 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		// for the tokens twice.
 		*a.Category = "other"
 	}
-	switch *a.Sentiment {
-	case "positive", "neutral", "negative":
-	default:
+	if !slices.Contains(vocab.Sentiments, *a.Sentiment) {
 		return Result{}, fmt.Errorf("model sentiment %q is not allowed", *a.Sentiment)
 	}
 	if *a.Urgency < 0 || *a.Urgency > 100 {

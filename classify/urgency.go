@@ -12,10 +12,6 @@ import (
 // and capped at 100. Every contribution grows with its input, so adding
 // reach or negativity can never lower the score.
 
-// UrgentThreshold is the urgency from which a post is worth interrupting
-// someone.
-const UrgentThreshold = 70
-
 var categoryUrgency = map[string]int{
 	"bug_report":     25,
 	"complaint":      25,

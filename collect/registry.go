@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"earshot/vocab"
 	"net/http"
 	"strings"
 )
@@ -45,7 +46,7 @@ const (
 	EnvMastodonInstances  = "EARSHOT_MASTODON_INSTANCES" // see ParseMastodonInstances
 )
 
-// NewRegistry builds every collector (one per Sources entry) with credentials and base URLs
+// NewRegistry builds every collector (one per vocab.Sources entry) with credentials and base URLs
 // from getenv. client is shared by every collector (nil: http.DefaultClient).
 func NewRegistry(getenv Env, client *http.Client) *Registry {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
@@ -96,10 +97,10 @@ func (r *Registry) Get(source string) (Collector, bool) {
 	return c, ok
 }
 
-// All returns every collector in Sources order.
+// All returns every collector in vocab.Sources order.
 func (r *Registry) All() []Collector {
 	out := make([]Collector, 0, len(r.byName))
-	for _, s := range Sources {
+	for _, s := range vocab.Sources {
 		if c, ok := r.byName[s]; ok {
 			out = append(out, c)
 		}

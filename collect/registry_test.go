@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"earshot/vocab"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,8 @@ func TestRegistryBuildsEverySource(t *testing.T) {
 	for _, c := range reg.All() {
 		names = append(names, c.Source())
 	}
-	if !reflect.DeepEqual(names, Sources) {
-		t.Fatalf("All() = %v, want %v", names, Sources)
+	if !reflect.DeepEqual(names, vocab.Sources) {
+		t.Fatalf("All() = %v, want %v", names, vocab.Sources)
 	}
 	if _, ok := reg.Get("myspace"); ok {
 		t.Error("unknown source found")

@@ -10,6 +10,7 @@ import (
 
 	"earshot/capability"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 type monitorsData struct {
@@ -60,7 +61,7 @@ type monitorFormData struct {
 // monitorForm is the create (/monitors/new) and edit form.
 func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
 	pg.Nav = "monitors"
-	d := &monitorFormData{Sources: capability.SourceValues, Backfills: []int{24, 72, 168, 720, 1440, 2160, 4320}, Modes: []string{"any", "all", "phrase"},
+	d := &monitorFormData{Sources: vocab.Sources, Backfills: []int{24, 72, 168, 720, 1440, 2160, 4320}, Modes: vocab.QueryModes,
 		Groups: u.keywordGroups(r, pg.P)}
 	id := ps.ByName("id")
 	if id == "new" {
@@ -73,7 +74,7 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, e)
 			return
 		}
-		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
+		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: vocab.Sources}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
 		if isMissing(o.Err) {
