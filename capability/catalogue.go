@@ -101,6 +101,9 @@ type Field struct {
 	// NotBlank: a free-text string (or each string of a list) that is
 	// required or has a minimum length must hold more than white space.
 	NotBlank bool
+	// def is Default parsed into the field's type (invalid when there is
+	// none): what the decoder gives a field the request left out.
+	def reflect.Value
 	// nested: the fields of a struct-valued field (behind pointers, or a
 	// list's elements), e.g. saved-view filters. Parsed once with the
 	// capability, so decoding and validating a request reads no tags.
@@ -180,6 +183,22 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// Default returns the value the decoder gives the top-level field name when
+// a request leaves it out: its default tag as the field's type, behind no
+// pointer (an int for *int). ok is false when the field has no default.
+func (c *Capability) Default(name string) (v any, ok bool) {
+	for _, f := range c.Fields {
+		if f.Name == name && f.def.IsValid() {
+			d := f.def
+			for d.Kind() == reflect.Pointer {
+				d = d.Elem()
+			}
+			return d.Interface(), true
+		}
+	}
+	return nil, false
 }
 
 // NewInput returns a pointer to a zero input struct.
@@ -273,6 +292,13 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			f.MaxItems = len(f.Enum)
 		}
 		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
+		if f.Default != "" {
+			def, err := parseDefault(f)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: default %q: %w", name, f.Default, err)
+			}
+			f.def = def
+		}
 		if st, ok := nestedStruct(f.Type); ok {
 			nested, err := parseFields(st, "")
 			if err != nil {
@@ -321,8 +347,54 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 	if err := c.validate(v, values); err != nil {
 		return nil, err
 	}
+	applyDefaults(v, c.Fields, values)
 	canonicalUUIDs(v, c.Fields)
 	return in, nil
+}
+
+// parseDefault reads a field's default tag as a value of its type (a
+// string as is, anything else as JSON) and checks it against the field's
+// own rules: the documented default is one the field accepts.
+func parseDefault(f Field) (reflect.Value, error) {
+	base := f.Type
+	for base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	raw := f.Default
+	if base.Kind() == reflect.String {
+		raw = strconv.Quote(raw)
+	}
+	p := reflect.New(f.Type)
+	if err := decodeStrict(json.RawMessage(raw), p.Interface()); err != nil {
+		return reflect.Value{}, fmt.Errorf("not %s", describeType(f.Type))
+	}
+	if err := checkValue(f, p.Elem()); err != nil {
+		return reflect.Value{}, err
+	}
+	return p.Elem(), nil
+}
+
+// applyDefaults gives every field the request left out its default tag's
+// value, so the documented default (OpenAPI, MCP schemas, docs) is the one
+// the code runs with, and the code never repeats it. Each field gets its
+// own copy: a pointer default is never shared between requests.
+func applyDefaults(v reflect.Value, fields []Field, sent map[string]json.RawMessage) {
+	for _, f := range fields {
+		if !f.def.IsValid() {
+			continue
+		}
+		if _, ok := sent[f.Name]; ok {
+			continue
+		}
+		fv := v.FieldByIndex(f.index)
+		if f.def.Kind() == reflect.Pointer {
+			p := reflect.New(f.def.Type().Elem())
+			p.Elem().Set(f.def.Elem())
+			fv.Set(p)
+			continue
+		}
+		fv.Set(f.def)
+	}
 }
 
 // canonicalUUIDs lower-cases every valid UUID of the input (also in nested

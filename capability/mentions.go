@@ -253,10 +253,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if err != nil {
 		return nil, err
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit // defaults come from the default tags (Decode)
 	binding := cursorBinding(p.ProjectID, in.MentionQuery)
 	after, err := openAfter(s, in.Cursor, binding, positionSet)
 	if err != nil {
@@ -369,19 +366,13 @@ func (s *Service) exportMentions(ctx context.Context, p *Principal, in *ExportIn
 	if err != nil {
 		return nil, err
 	}
-	limit := 100000
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	return &CSVExport{svc: s, filter: f, limit: limit}, nil
 }
 
 func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*SOVOut, error) {
 	now := s.now()
-	since := now.AddDate(0, 0, -30)
-	if in.DatePreset != "" {
-		since, _ = presetSince(in.DatePreset, now)
-	}
+	since, _ := presetSince(in.DatePreset, now) // last_30_days unless given (its default tag)
 	until := now
 	if in.Since != "" {
 		since, _ = ParseTimeParam(in.Since)
@@ -487,13 +478,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 	if len(in.Keywords) == 0 && len(in.WatchAccounts) == 0 {
 		return nil, Invalid("keywords", "give keywords or watch_accounts to preview")
 	}
-	scan, limit := 5000, 20
-	if in.Scan != nil {
-		scan = *in.Scan
-	}
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	scan, limit := *in.Scan, *in.Limit
 	m := collect.Compile(collect.Rule{Keywords: in.Keywords, ExcludeKeywords: in.ExcludeKeywords, QueryMode: in.QueryMode, WatchAccounts: in.WatchAccounts})
 	sources := map[string]bool{}
 	for _, src := range in.Sources {

@@ -168,16 +168,10 @@ func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMon
 		return nil, err
 	}
 	m := &store.Monitor{ProjectID: p.ProjectID, Name: in.Name, Keywords: nz(in.Keywords), ExcludeKeywords: nz(in.ExcludeKeywords),
-		QueryMode: or(in.QueryMode, "any"), WatchAccounts: nz(in.WatchAccounts), FeedURLs: nz(in.FeedURLs), ReviewURLs: nz(in.ReviewURLs),
-		Sources: dedupe(nz(in.Sources)), GroupName: in.GroupName, Active: true, ScanIntervalMinutes: 15, BackfillHours: 24}
+		QueryMode: in.QueryMode, WatchAccounts: nz(in.WatchAccounts), FeedURLs: nz(in.FeedURLs), ReviewURLs: nz(in.ReviewURLs),
+		Sources: dedupe(nz(in.Sources)), GroupName: in.GroupName, Active: true, ScanIntervalMinutes: *in.ScanIntervalMinutes, BackfillHours: *in.BackfillHours}
 	if len(m.Sources) == 0 {
 		m.Sources = slices.Clone(vocab.Sources)
-	}
-	if in.BackfillHours != nil {
-		m.BackfillHours = *in.BackfillHours
-	}
-	if in.ScanIntervalMinutes != nil {
-		m.ScanIntervalMinutes = *in.ScanIntervalMinutes
 	}
 	if !m.HasSomethingToWatch() {
 		return nil, Invalid("keywords", "keywords are required unless watch_accounts, feed_urls or review_urls give something to watch")
@@ -354,13 +348,6 @@ func nz(xs []string) []string {
 		return []string{}
 	}
 	return xs
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

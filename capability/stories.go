@@ -63,18 +63,12 @@ func (s *Service) storyCaps() []*Capability {
 }
 
 func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStoriesIn) (*ListStoriesOut, error) {
-	f := store.StoryFilter{ProjectID: p.ProjectID, Source: in.Source, Status: in.Status}
-	if in.MinMentions != nil {
-		f.MinMentions = *in.MinMentions
-	}
+	f := store.StoryFilter{ProjectID: p.ProjectID, Source: in.Source, Status: in.Status, MinMentions: *in.MinMentions}
 	if in.Since != "" {
 		t, _ := ParseTimeParam(in.Since)
 		f.Since = &t
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	binding := "stories:" + p.ProjectID + ":" + in.Since + ":" + in.Source + ":" + in.Status + ":" + itoa(f.MinMentions)
 	after, err := openAfter(s, in.Cursor, binding, func(p *store.StoryPosition) bool { return p.At != "" && p.ID != "" })
 	if err != nil {

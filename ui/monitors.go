@@ -74,7 +74,9 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, e)
 			return
 		}
-		d.M = &store.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: vocab.Sources}
+		// A new monitor's form starts from the API's defaults.
+		d.M = &store.Monitor{QueryMode: pg.Default("create_monitor", "query_mode").(string), Sources: vocab.Sources,
+			BackfillHours: pg.Default("create_monitor", "backfill_hours").(int), ScanIntervalMinutes: pg.Default("create_monitor", "scan_interval_minutes").(int)}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
 		if isMissing(o.Err) {

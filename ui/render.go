@@ -38,8 +38,7 @@ var funcs = template.FuncMap{
 		}
 		return e.Message
 	},
-	"urgentThreshold": func() int { return vocab.UrgentThreshold },
-	"vocab":           func(name string) []string { return vocab.Lists[name] },
+	"vocab": func(name string) []string { return vocab.Lists[name] },
 	"urgencyClass": func(n int) string {
 		switch {
 		case n >= vocab.UrgentThreshold:
