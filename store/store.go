@@ -1,6 +1,8 @@
 // Package store owns the database: schema, migrations and every SQL query.
-// Nothing outside this package writes SQL, so a PostgreSQL implementation of
-// the same methods could replace it.
+// Nothing outside this package writes SQL. Two backends implement it: SQLite
+// (the default, a file in the data dir) and PostgreSQL (OpenPostgres). They
+// share the query code; each has its own migrations, and the few statements
+// whose SQL differs branch on s.pg next to each other (see dialect.go).
 package store
 
 import (
@@ -19,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -32,12 +35,20 @@ var (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+//go:embed migrations_pg/*.sql
+var pgMigrationFiles embed.FS
+
 // Store is the database handle: one writer connection (so writers queue in
 // Go instead of failing with SQLITE_BUSY) and a bounded pool of readers.
 type Store struct {
 	r, w *sql.DB
-	ck   *sql.DB // one connection for background WAL checkpoints
+	ck   *sql.DB // one connection for background WAL checkpoints (SQLite)
 	path string
+	pg   bool // PostgreSQL backend: r and w are one pool, ck is nil
+	// lockKey is the PostgreSQL advisory lock that serialises write
+	// transactions; its migration lock is lockKey+1. Both are derived from
+	// the schema, so installations in separate schemas do not share them.
+	lockKey int64
 
 	ingest  ingestQueue // concurrent IngestMentions share transactions
 	stories storyIndex  // recent mentions' story keys (story_index.go)
@@ -98,19 +109,99 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
-// Close closes both pools; the WAL is checkpointed by SQLite on last close.
+// OpenPostgres opens the PostgreSQL database at url (postgres://…, or any
+// connection string pgx accepts) and applies pending migrations. Several
+// processes may open the same database: migrations run under an advisory
+// lock, and write transactions are serialised by another (see tx).
+func OpenPostgres(ctx context.Context, url string) (*Store, error) {
+	cn, err := newPGConnector(url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	db := sql.OpenDB(cn)
+	db.SetMaxOpenConns(max(8, runtime.NumCPU()*4))
+	db.SetMaxIdleConns(max(8, runtime.NumCPU()*4))
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	s := &Store{r: db, w: db, pg: true, path: redactURL(url)}
+	if err := db.QueryRowContext(ctx, `SELECT hashtext('earshot:' || current_schema())::bigint * 2`).Scan(&s.lockKey); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// IsDatabaseURL reports whether v names a PostgreSQL database rather than
+// a data directory.
+func IsDatabaseURL(v string) bool {
+	return strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://")
+}
+
+// redactURL drops the password from a database URL, for logs and Path.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Backend names the database engine: "sqlite" or "postgres".
+func (s *Store) Backend() string {
+	if s.pg {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// Close closes the pools; on SQLite the WAL is checkpointed on last close.
 func (s *Store) Close() error {
 	s.ingest.wg.Wait() // batches already queued are stored
+	if s.pg {
+		return s.w.Close()
+	}
 	err1 := s.r.Close()
 	err2 := s.ck.Close()
 	err3 := s.w.Close()
 	return errors.Join(err1, err2, err3)
 }
 
-// Path is the database file.
+// Path is the database file (SQLite) or the database URL without its
+// password (PostgreSQL).
 func (s *Store) Path() string { return s.path }
 
+// migrations is the backend's embedded migration files and their glob.
+func (s *Store) migrations() (fs.FS, string) {
+	if s.pg {
+		return pgMigrationFiles, "migrations_pg/*.sql"
+	}
+	return migrationFiles, "migrations/*.sql"
+}
+
 func (s *Store) migrate(ctx context.Context) error {
+	if s.pg {
+		// Processes starting together migrate one after the other: the
+		// lock is held on one connection for the whole run.
+		conn, err := s.w.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(?)`, s.lockKey+1); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, s.lockKey+1)
+	}
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -135,7 +226,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	files, glob := s.migrations()
+	names, err := fs.Glob(files, glob)
 	if err != nil {
 		return err
 	}
@@ -149,7 +241,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if applied[v] {
 			continue
 		}
-		body, err := migrationFiles.ReadFile(name)
+		body, err := fs.ReadFile(files, name)
 		if err != nil {
 			return err
 		}
@@ -172,7 +264,8 @@ func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err err
 	if err = s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&applied); err != nil {
 		return 0, 0, err
 	}
-	names, _ := fs.Glob(migrationFiles, "migrations/*.sql")
+	files, glob := s.migrations()
+	names, _ := fs.Glob(files, glob)
 	for _, n := range names {
 		v, _ := strconv.Atoi(strings.SplitN(filepath.Base(n), "_", 2)[0])
 		latest = max(latest, v)
@@ -184,7 +277,11 @@ func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err err
 func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
 
 // Backup writes a consistent copy of the database to file (VACUUM INTO).
+// PostgreSQL has its own tools for that (pg_dump, base backups).
 func (s *Store) Backup(ctx context.Context, file string) error {
+	if s.pg {
+		return ErrBackupPostgres
+	}
 	if _, err := os.Stat(file); err == nil {
 		return fmt.Errorf("backup: %s already exists", file)
 	}
@@ -203,6 +300,9 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 // almost every page copied already: the single writer does not pay for
 // checkpoints, the other cores do.
 func (s *Store) RunCheckpointer(ctx context.Context, interval time.Duration) {
+	if s.pg {
+		return // PostgreSQL checkpoints by itself
+	}
 	for {
 		var busy, frames, copied int
 		err := s.ck.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
@@ -224,11 +324,22 @@ const (
 	busyCheckpointInterval = 100 * time.Millisecond
 )
 
-// tx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer).
+// tx runs fn in a write transaction: BEGIN IMMEDIATE on SQLite's single
+// writer; on PostgreSQL a transaction that first takes a transaction-scoped
+// advisory lock shared by every Earshot process on the database. Write
+// transactions are therefore serialised on both backends, as the store's
+// read-then-write code (story assignment, quotas, leases) expects; readers
+// never wait for it.
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
+	}
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, s.lockKey); err != nil {
+			tx.Rollback()
+			return err
+		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
@@ -236,6 +347,9 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+// ErrBackupPostgres is Backup's answer on PostgreSQL.
+var ErrBackupPostgres = errors.New("earshot backup copies SQLite databases; on PostgreSQL use pg_dump (e.g. pg_dump -Fc -f earshot.dump \"$EARSHOT_DATABASE_URL\") or your provider's backups")
 
 // IsBusy reports whether err is SQLite's busy/locked error.
 func IsBusy(err error) bool {
@@ -248,6 +362,10 @@ func IsBusy(err error) bool {
 }
 
 func isUnique(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23505" // unique_violation
+	}
 	var e *sqlite.Error
 	if errors.As(err, &e) {
 		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY

@@ -1,0 +1,65 @@
+// Package storetest opens stores for tests on the backend the test run
+// chose: SQLite in a temporary directory by default, or, when
+// EARSHOT_TEST_DATABASE_URL names a PostgreSQL database, a fresh schema of
+// that database for each store (dropped when the test ends). The same tests
+// thereby run on both backends (scripts/test-all.sh runs them twice).
+package storetest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"earshot/store"
+)
+
+// EnvURL is the variable naming the PostgreSQL database tests use.
+const EnvURL = "EARSHOT_TEST_DATABASE_URL"
+
+// Postgres reports whether this test run uses PostgreSQL.
+func Postgres() bool { return os.Getenv(EnvURL) != "" }
+
+// Open returns a migrated, empty store, closed when t ends.
+func Open(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := OpenAt(t, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// OpenAt opens the store in dir (SQLite) or in a fresh schema
+// (PostgreSQL; dir is unused), closed when t ends.
+func OpenAt(t testing.TB, dir string) (*store.Store, error) {
+	t.Helper()
+	var st *store.Store
+	var err error
+	if u := URL(t); u != "" {
+		st, err = store.OpenPostgres(context.Background(), u)
+	} else {
+		st, err = store.Open(context.Background(), dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, nil
+}
+
+// URL returns the URL of a fresh, empty schema of the test database,
+// dropped when t ends; "" when tests run on SQLite. Tests that start the
+// binary pass it as --database-url.
+func URL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		return ""
+	}
+	u, drop, err := store.NewSchema(context.Background(), base, "t_")
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	t.Cleanup(func() { drop() })
+	return u
+}
