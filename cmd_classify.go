@@ -40,14 +40,18 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			defaults = append(defaults, k)
 		}
 	}
-	c, err := classify.FromEnv(func(k string) string {
+	cc, err := classifierConfig(func(k string) string {
 		if k == "EARSHOT_CLASSIFIER" {
-			return *which
+			return *which // --classifier wins over the variable
 		}
 		return getenv(k)
 	})
 	if err != nil {
 		return usagef("invalid value for %v", err)
+	}
+	c, err := classify.New(cc)
+	if err != nil {
+		return err
 	}
 	// Say which classifier auto chose when it found an Ollama (or one
 	// without the model); with nothing listening, builtin is no news.

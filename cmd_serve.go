@@ -21,6 +21,7 @@ import (
 	"earshot/deliver"
 	"earshot/metrics"
 	"earshot/server"
+	"earshot/spike"
 	"earshot/store"
 )
 
@@ -99,16 +100,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	allow, err := envSwitch(getenv, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS")
-	if err != nil {
-		return err
-	}
-	cfg.AllowPrivateWebhooks = allow
-	if err := classify.CheckEnv(getenv); err != nil {
-		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
-	}
-	if _, err := spikeRunner(nil, getenv, nil, nil); err != nil {
-		return usagef("invalid value for %v", err)
+	if err := readServeEnv(&cfg, getenv); err != nil {
+		return err // a bad setting stops serve before it listens
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -118,7 +111,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	var collectorEnv func(string) string
 	var replayURL string
 	serving := false
 	if demo {
@@ -143,12 +135,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
 	}
-	replay, err := envSwitch(getenv, "EARSHOT_REPLAY")
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	if demo || replay {
+	if demo || cfg.Replay {
 		// EARSHOT_REPLAY=1 gives serve the demo's collectors: every platform
 		// answered from the recorded responses by a loopback server, so the
 		// end-to-end tests run the real collectors without any network.
@@ -161,7 +148,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		go rs.Serve(rln)
 		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()
-		collectorEnv = demoEnv(replayURL)
+		cfg.Collectors = collect.DemoConfig(replayURL)
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + ln.Addr().String()
@@ -176,7 +163,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer closeStore()
 	log := svc.Log
-	if smtpURL := getenv("EARSHOT_SMTP_URL"); smtpURL != "" {
+	if smtpURL := cfg.SMTPURL; smtpURL != "" {
 		// Invitations are emailed too; the link is also shown to the inviter.
 		svc.SendEmail = func(ctx context.Context, to, subject, body string) error {
 			return deliver.SendEmail(ctx, smtpURL, to, subject, body)
@@ -191,7 +178,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 	}
-	app, err := startBackground(ctx, &cfg, svc, srv, reg, collectorEnv)
+	app, err := startBackground(ctx, &cfg, svc, srv, reg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -256,13 +243,12 @@ func (b *background) goRun(ctx context.Context, fn func(ctx context.Context)) {
 // startBackground starts what serve runs beside HTTP: the collector
 // scheduler, the webhook/alert delivery worker and housekeeping. Their state
 // lives in the database (leases), so several instances could share the work.
-func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, collectorEnv func(string) string) (*background, error) {
+func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry) (*background, error) {
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := &background{cancel: cancel}
 	log := svc.Log
-	getenv := cfg.Getenv
 
-	cls, err := classify.FromEnv(getenv) // auto asks a local Ollama once, here
+	cls, err := classify.New(cfg.Classifier) // auto asks a local Ollama once, here
 	if err != nil {
 		cancel()
 		return nil, err
@@ -273,10 +259,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		log.Info("classifier", "active", st.Active, "mode", st.Mode)
 	}
 	srv.ClassifierStatus = func() any { return classify.Describe(cls) }
-	if collectorEnv == nil {
-		collectorEnv = getenv
-	}
-	registry := collect.NewRegistry(collectorEnv, &http.Client{Timeout: 60 * time.Second})
+	registry := collect.NewRegistry(cfg.Collectors, &http.Client{Timeout: 60 * time.Second})
 	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
 		Ledger:   svc.Store.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota},
@@ -288,15 +271,8 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
-	schedule := deliver.DefaultSchedule
-	if v := getenv("EARSHOT_WEBHOOK_SCHEDULE"); v != "" {
-		if schedule, err = deliver.ParseSchedule(v); err != nil {
-			cancel()
-			return nil, fmt.Errorf("EARSHOT_WEBHOOK_SCHEDULE: %w", err)
-		}
-	}
 	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
-		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: schedule, SMTPURL: getenv("EARSHOT_SMTP_URL"), BaseURL: cfg.BaseURL,
+		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: cfg.WebhookSchedule, SMTPURL: cfg.SMTPURL, BaseURL: cfg.BaseURL,
 	}, log, reg)
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := worker.Run(ctx); err != nil && ctx.Err() == nil {
@@ -304,12 +280,8 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
-	spikes, err := spikeRunner(svc.Store, getenv, log, reg)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if spikes != nil {
+	if cfg.Spikes.Interval > 0 {
+		spikes := &spike.Runner{Store: svc.Store, Params: cfg.Spikes.Params, Interval: cfg.Spikes.Interval, Log: log, Metrics: reg}
 		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
 	}
 

@@ -105,12 +105,6 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 	}, nil
 }
 
-// demoEnv is the collectors' environment in the demo: every source points
-// at the replay server, with placeholder credentials.
-func demoEnv(replayURL string) func(string) string {
-	return collect.DemoEnv(replayURL)
-}
-
 // printDemo writes the demo's welcome: where to look and how to log in.
 func printDemo(w io.Writer, info *DemoInfo) {
 	fmt.Fprintf(w, "earshot demo is running: recorded posts from all ten sources are being collected now.\n\n")

@@ -17,7 +17,7 @@ import (
 )
 
 // The demo, end to end below HTTP: prepareDemo seeds a fresh data dir, a
-// scheduler runs the real collectors (through demoEnv) against the replay
+// scheduler runs the real collectors (through collect.DemoConfig) against the replay
 // server, and mentions from every source (vocab.Sources, Bluesky and Mastodon
 // included) are stored, classified.
 func TestDemoCollectsFromAllSources(t *testing.T) {
@@ -52,7 +52,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		t.Error("prepareDemo on a seeded data dir succeeded")
 	}
 
-	reg := collect.NewRegistry(demoEnv(replay.URL), replay.Client())
+	reg := collect.NewRegistry(collect.DemoConfig(replay.URL), replay.Client())
 	sched := collect.NewScheduler(st, reg, nil, collect.SchedulerConfig{Ledger: st.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	// The first scan is due at once: one round scans both monitors.

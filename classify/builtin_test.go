@@ -2,11 +2,12 @@ package classify
 
 import (
 	"context"
-	"earshot/vocab"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 func TestSentimentRules(t *testing.T) {

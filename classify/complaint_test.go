@@ -2,9 +2,10 @@ package classify
 
 import (
 	"context"
-	"earshot/vocab"
 	"strings"
 	"testing"
+
+	"earshot/vocab"
 )
 
 func TestEmbeddedSentimentModel(t *testing.T) {

@@ -2,10 +2,11 @@ package classify
 
 import (
 	"context"
-	"earshot/vocab"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 // FuzzClassify: any text, HTML or not, in any script, classifies without a

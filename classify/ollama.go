@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"earshot/vocab"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +11,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+
+	"earshot/vocab"
 )
 
 // OllamaConfig configures the Ollama classifier. Zero values take defaults.
@@ -57,7 +57,7 @@ type Ollama struct {
 	fallbacks atomic.Int64
 	calls     atomic.Int64
 	breaker   breaker
-	// mode and detail say how FromEnv chose this classifier.
+	// mode and detail say how New chose this classifier.
 	mode, detail string
 }
 
@@ -552,33 +552,45 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 	return res, nil
 }
 
-// FromEnv builds the classifier EARSHOT_CLASSIFIER names: "auto" (the
-// default: Ollama when a local Ollama answers at start and has the model,
-// the built-in classifier otherwise), "builtin" or "ollama", configured by
-// OLLAMA_HOST, EARSHOT_OLLAMA_MODEL, EARSHOT_OLLAMA_TIMEOUT (a Go
-// duration), EARSHOT_OLLAMA_CONCURRENCY, EARSHOT_OLLAMA_RETRIES,
-// EARSHOT_OLLAMA_BREAKER_COOLDOWN (a Go duration),
-// EARSHOT_OLLAMA_PRICE_PER_1K_INPUT and EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT.
-// With auto it asks Ollama once (GET /api/tags, at most
-// EARSHOT_OLLAMA_DETECT_TIMEOUT, default 2s).
-func FromEnv(getenv func(string) string) (Classifier, error) {
-	kind, cfg, detect, err := parseEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	switch kind {
+// Config chooses and configures the classifier. main reads it once from
+// EARSHOT_CLASSIFIER, OLLAMA_HOST and the EARSHOT_OLLAMA_* variables (see
+// the README) and passes it down.
+type Config struct {
+	// Kind is "auto" (also ""): Ollama when a local Ollama answers at
+	// start and has the model, the built-in classifier otherwise;
+	// "builtin"; or "ollama" (always Ollama, falling back per post).
+	Kind   string
+	Ollama OllamaConfig
+	// DetectTimeout bounds auto's one question to Ollama (GET /api/tags);
+	// default 2s.
+	DetectTimeout time.Duration
+}
+
+// Kinds are the values of Config.Kind.
+var Kinds = []string{"auto", "builtin", "ollama"}
+
+// New builds the classifier cfg names. With auto it asks Ollama once, here.
+func New(cfg Config) (Classifier, error) {
+	switch cfg.Kind {
 	case "builtin":
 		b := NewBuiltin()
 		b.mode = "builtin"
 		return b, nil
 	case "ollama":
-		o := NewOllama(cfg)
+		o := NewOllama(cfg.Ollama)
 		o.mode = "ollama"
 		return o, nil
+	case "", "auto":
+	default:
+		return nil, fmt.Errorf("unknown classifier %q (want auto, builtin or ollama)", cfg.Kind)
+	}
+	detect := cfg.DetectTimeout
+	if detect <= 0 {
+		detect = 2 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), detect)
 	defer cancel()
-	o := NewOllama(cfg)
+	o := NewOllama(cfg.Ollama)
 	if err := o.detect(ctx); err != nil {
 		b := NewBuiltin()
 		b.mode, b.detail = "auto", "no usable Ollama at start: "+err.Error()
@@ -587,12 +599,6 @@ func FromEnv(getenv func(string) string) (Classifier, error) {
 	o.mode = "auto"
 	o.detail = "Ollama answered at start with model " + o.cfg.Model
 	return o, nil
-}
-
-// CheckEnv validates the classifier settings without contacting Ollama.
-func CheckEnv(getenv func(string) string) error {
-	_, _, _, err := parseEnv(getenv)
-	return err
 }
 
 // detect asks Ollama for its models and reports why it cannot be used.
@@ -611,63 +617,6 @@ func (o *Ollama) detect(ctx context.Context) error {
 		names = append(names, m.Name)
 	}
 	return fmt.Errorf("%s answers but has no model %q (have: %s; pull it with: ollama pull %s)", o.cfg.Host, o.cfg.Model, orDash(strings.Join(names, ", ")), o.cfg.Model)
-}
-
-func parseEnv(getenv func(string) string) (kind string, cfg OllamaConfig, detect time.Duration, err error) {
-	kind = strings.ToLower(strings.TrimSpace(getenv("EARSHOT_CLASSIFIER")))
-	switch kind {
-	case "":
-		kind = "auto"
-	case "auto", "builtin", "ollama":
-	default:
-		return "", cfg, 0, fmt.Errorf("EARSHOT_CLASSIFIER: unknown classifier %q (want auto, builtin or ollama)", kind)
-	}
-	if kind == "builtin" {
-		return kind, cfg, 0, nil
-	}
-	cfg = OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
-	if h := strings.TrimSpace(cfg.Host); h != "" {
-		if !strings.Contains(h, "://") {
-			h = "http://" + h
-		}
-		if u, err := url.Parse(h); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return "", cfg, 0, fmt.Errorf("OLLAMA_HOST: want host[:port] or an http(s) URL, got %q", cfg.Host)
-		}
-	}
-	if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
-		return "", cfg, 0, err
-	}
-	if cfg.PricePer1KOutput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT"); err != nil {
-		return "", cfg, 0, err
-	}
-	durations := []struct {
-		name string
-		dst  *time.Duration
-	}{{"EARSHOT_OLLAMA_TIMEOUT", &cfg.Timeout}, {"EARSHOT_OLLAMA_BREAKER_COOLDOWN", &cfg.BreakerCooldown}, {"EARSHOT_OLLAMA_DETECT_TIMEOUT", &detect}}
-	for _, d := range durations {
-		if v := getenv(d.name); v != "" {
-			if *d.dst, err = time.ParseDuration(v); err != nil || *d.dst <= 0 {
-				return "", cfg, 0, fmt.Errorf("%s: want a positive duration such as 30s, got %q", d.name, v)
-			}
-		}
-	}
-	if detect == 0 {
-		detect = 2 * time.Second
-	}
-	if cfg.Concurrency, err = envInt(getenv, "EARSHOT_OLLAMA_CONCURRENCY"); err != nil {
-		return "", cfg, 0, err
-	}
-	if v := getenv("EARSHOT_OLLAMA_RETRIES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return "", cfg, 0, fmt.Errorf("EARSHOT_OLLAMA_RETRIES: want a whole number ≥ 0, got %q", v)
-		}
-		cfg.Retries = n
-		if n == 0 {
-			cfg.Retries = -1
-		}
-	}
-	return kind, cfg, detect, nil
 }
 
 // Status is what /healthz reports about the classifier.
@@ -692,28 +641,4 @@ func Describe(c Classifier) Status {
 		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "builtin"), Detail: c.detail}
 	}
 	return Status{Active: c.Name()}
-}
-
-func envFloat(getenv func(string) string, name string) (float64, error) {
-	v := getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%s: want a number ≥ 0, got %q", name, v)
-	}
-	return f, nil
-}
-
-func envInt(getenv func(string) string, name string) (int, error) {
-	v := getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s: want a whole number > 0, got %q", name, v)
-	}
-	return n, nil
 }
