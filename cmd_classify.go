@@ -16,11 +16,11 @@ import (
 	"earshot/vocab"
 )
 
-// cmdClassify classifies JSON lines from stdin to stdout (CONTRACT §1): one
-// output line per input line, in order, flushed as it comes. A line that
-// cannot be classified is answered with {"id","error"} and the rest go on;
-// the exit code is 1 when any line failed, with a count on stderr, so a
-// pipeline notices.
+// cmdClassify classifies JSON lines from stdin to stdout
+// (docs/decisions.md#commands): one output line per input line, in order,
+// flushed as it comes. A line that cannot be classified is answered with
+// {"id","error"} and the rest go on; the exit code is 1 when any line failed,
+// with a count on stderr, so a pipeline notices.
 func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := newFlags("classify", stderr, getenv, &cfg)

@@ -55,7 +55,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	srv := server.NewMCPServer(svc, server.MCPOptions{
 		Version: Version,
 		// Re-resolved per call, so a revoked key stops working on its next
-		// call (CONTRACT §2), as over HTTP.
+		// call (docs/decisions.md#credentials), as over HTTP.
 		Principal: func(ctx context.Context) (*capability.Principal, error) {
 			return svc.Authenticate(ctx, token, "", "")
 		},

@@ -19,6 +19,7 @@ import (
 	"earshot/classify"
 	"earshot/collect"
 	"earshot/deliver"
+	"earshot/internal/replay"
 	"earshot/metrics"
 	"earshot/server"
 	"earshot/spike"
@@ -144,7 +145,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			ln.Close()
 			return err
 		}
-		rs := &http.Server{Handler: collect.NewReplayHandler(), ReadHeaderTimeout: 10 * time.Second}
+		rs := &http.Server{Handler: replay.NewHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go rs.Serve(rln)
 		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"earshot/capability"
-	"earshot/collect"
+	"earshot/internal/replay"
 	"earshot/store"
 )
 
 // `earshot demo`: serve on a fresh data dir seeded with an owner, the Acme
 // project, a brand and a competitor monitor, and an API key; every collector
-// points at the replay server (collect.NewReplayHandler), so the real
+// points at the replay server (replay.NewHandler), so the real
 // collectors, classifier and delivery run on recorded platform responses
 // with no credentials and no network.
 
@@ -76,10 +76,10 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 			"keywords": []string{"Acme", "acme.example", "@acmehq", "Acme Projects"},
 			// The brand's own accounts: their posts are collected and
 			// kept, marked own, and stay out of the triage inbox.
-			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", collect.DemoLinkedInOrganization,
-				collect.DemoBlueskyAccount, collect.DemoMastodonAccount},
-			"feed_urls":      collect.DemoFeedURLs(replayURL),
-			"review_urls":    collect.DemoReviewURLs(replayURL),
+			"watch_accounts": []string{"acme", "acmehq", "acme_support", "acme_eng", replay.LinkedInOrganization,
+				replay.BlueskyAccount, replay.MastodonAccount},
+			"feed_urls":      replay.FeedURLs(replayURL),
+			"review_urls":    replay.ReviewURLs(replayURL),
 			"group_id":       own.ID,
 			"backfill_hours": demoBackfillHours,
 		},

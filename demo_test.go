@@ -12,6 +12,7 @@ import (
 
 	"earshot/capability"
 	"earshot/collect"
+	"earshot/internal/replay"
 	"earshot/store"
 	"earshot/vocab"
 )
@@ -31,7 +32,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080",
 		PlanQuotas: map[string]int{"trial": 1000, "starter": 10000, "growth": 50000, "unlimited": 0}}, log)
-	replay := httptest.NewServer(collect.NewReplayHandler())
+	replay := httptest.NewServer(replay.NewHandler())
 	defer replay.Close()
 
 	info, err := prepareDemo(ctx, svc, replay.URL)

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// earshot help lists every command of CONTRACT §1; a group (user, project,
-// key) lists its subcommands: exit 0 when asked for, 2 with nothing or an
-// unknown subcommand; every command refuses unknown flags.
+// earshot help lists every command of docs/decisions.md#commands; a group
+// (user, project, key) lists its subcommands: exit 0 when asked for, 2 with
+// nothing or an unknown subcommand; every command refuses unknown flags.
 func TestHelpAndGroups(t *testing.T) {
 	contract := []string{"serve", "mcp", "demo", "user create", "project create", "key create", "key revoke", "key list", "backup", "classify", "version"}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {

@@ -80,8 +80,9 @@ func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, pro
 		return p, nil
 	}
 	if projectHint != "" {
-		// The request is about this project: one the user is not a member
-		// of is not found, whatever else the user belongs to (CONTRACT §2).
+		// The request is about this project: one the user is not a member of is
+		// not found, whatever else the user belongs to
+		// (docs/decisions.md#credentials).
 		ok, err := choose(projectHint)
 		if err != nil {
 			return nil, err

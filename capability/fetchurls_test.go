@@ -10,8 +10,9 @@ import (
 )
 
 // Feed and review URLs are fetched for the user, so a monitor cannot name a
-// loopback, private or metadata address (CONTRACT §8's guard); names are not
-// resolved at save time (the collectors check resolved addresses).
+// loopback, private or metadata address (the URL guard,
+// docs/decisions.md#webhooks); names are not resolved at save time (the
+// collectors check resolved addresses).
 func TestMonitorFetchURLsGuard(t *testing.T) {
 	e := newEnv(t)
 	e.svc = capability.New(e.st, capability.Config{BaseURL: "http://earshot.test", PlanQuotas: map[string]int{"trial": 1000}}, slog.New(slog.DiscardHandler))

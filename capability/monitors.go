@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"earshot/deliver"
+	"earshot/netguard"
 	"earshot/store"
 	"earshot/vocab"
 )
@@ -145,15 +145,15 @@ func (s *Service) resolveGroup(ctx context.Context, projectID string, id *string
 	return g, err
 }
 
-// checkFetchURLs refuses feed and review URLs that name a refused address
-// (CONTRACT §8's guard, applied to what collectors fetch for the user), so
-// the user hears it at once instead of from a failing source.
+// checkFetchURLs refuses feed and review URLs that name a refused address (the
+// URL guard of docs/decisions.md#webhooks, applied to what collectors fetch for
+// the user), so the user hears it at once instead of from a failing source.
 func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) error {
 	if p.Kind == KindSystem {
 		return nil // the demo's own seeding points at its local replay server
 	}
 	for i, raw := range urls {
-		if err := deliver.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
+		if err := netguard.ValidateFetchURL(raw, s.Config.AllowPrivateWebhooks); err != nil {
 			return refusedURL(fmt.Sprintf("%s[%d]", field, i), err, "URL", "feeds and review pages must be public addresses")
 		}
 	}

@@ -117,7 +117,7 @@ type storedOutcome struct {
 }
 
 // Execute authorizes and runs c with in, applying the archived-project rule
-// and, when idemKey is set, idempotency (CONTRACT §4).
+// and, when idemKey is set, idempotency (docs/decisions.md#idempotency).
 func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in any, idemKey string) (out Outcome) {
 	if err := c.Authorize(p); err != nil {
 		return failure(err, c)
@@ -195,7 +195,7 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 
 // withoutSecrets returns data with each named top-level field that is
 // present set to null: what the idempotency record may keep of a response
-// that showed a secret once (CONTRACT §2, §8).
+// that showed a secret once (docs/decisions.md#credentials).
 func withoutSecrets(data json.RawMessage, secrets []string) json.RawMessage {
 	if len(secrets) == 0 {
 		return data
@@ -216,7 +216,8 @@ func withoutSecrets(data json.RawMessage, secrets []string) json.RawMessage {
 	return b
 }
 
-// storable: responses that reached the operation are kept (CONTRACT §4).
+// storable: responses that reached the operation are kept
+// (docs/decisions.md#idempotency).
 func storable(o Outcome) bool {
 	if o.Err == nil {
 		return o.Status >= 200 && o.Status < 300
@@ -243,3 +244,6 @@ func resourceName(c *Capability) string {
 	}
 	return c.Group
 }
+
+// now is the service's clock, in UTC.
+func (s *Service) now() time.Time { return time.Now().UTC() }

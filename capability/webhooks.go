@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"earshot/deliver"
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 // EventTypes are the events a webhook may subscribe to.
@@ -107,7 +107,7 @@ func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWeb
 	if len(events) == 0 {
 		events = []string{"mention.created"}
 	}
-	w := &store.Webhook{ProjectID: p.ProjectID, URL: in.URL, Events: events, Active: true, Secret: deliver.NewSecret()}
+	w := &store.Webhook{ProjectID: p.ProjectID, URL: in.URL, Events: events, Active: true, Secret: webhooksig.NewSecret()}
 	if err := s.Store.CreateWebhook(ctx, w); err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (s *Service) rotateSecret(ctx context.Context, p *Principal, in *IDPath) (*
 	}
 	until := store.FormatTime(s.now().Add(24 * time.Hour))
 	w.PreviousSecret, w.PreviousSecretUntil = w.Secret, &until
-	w.Secret = deliver.NewSecret()
+	w.Secret = webhooksig.NewSecret()
 	if err := s.Store.SaveWebhook(ctx, w); err != nil {
 		return nil, err
 	}

@@ -495,8 +495,8 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 			return Result{}, fmt.Errorf("model category %q is not a category", *a.Category)
 		}
 		// A real category the project disabled is filed as other, as the
-		// built-in classifier does (CONTRACT §6); asking again would pay
-		// for the tokens twice.
+		// built-in classifier does (docs/decisions.md#monitors); asking again
+		// would pay for the tokens twice.
 		*a.Category = "other"
 	}
 	if !slices.Contains(vocab.Sentiments, *a.Sentiment) {

@@ -3,6 +3,8 @@ package collect
 import (
 	"regexp"
 	"strings"
+
+	"earshot/collect/wire"
 )
 
 // watch_accounts holds handles of every platform in one list (an X handle,
@@ -34,7 +36,7 @@ func watchHandles(source string, watch []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range watch {
-		h := NormalizeHandle(w)
+		h := wire.NormalizeHandle(w)
 		key := strings.ToLower(h)
 		if !re.MatchString(h) || seen[key] {
 			continue

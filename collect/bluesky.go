@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Bluesky has two ways in (README, Bluesky):
@@ -308,9 +310,9 @@ func (pv bskyPostView) post() (Post, error) {
 	if pv.Author.DID == "" {
 		pv.Author.DID = did
 	}
-	published, err := ParseTimestamp(pv.Record.CreatedAt)
+	published, err := wire.ParseTimestamp(pv.Record.CreatedAt)
 	if err != nil {
-		if published, err = ParseTimestamp(pv.IndexedAt); err != nil {
+		if published, err = wire.ParseTimestamp(pv.IndexedAt); err != nil {
 			return Post{}, fmt.Errorf("bluesky: %w: post %s: no valid createdAt or indexedAt", errMalformed, pv.URI)
 		}
 	}
@@ -322,7 +324,7 @@ func (pv bskyPostView) post() (Post, error) {
 		Source:       "bluesky",
 		ExternalID:   pv.URI,
 		URL:          bskyPostURL(handle, pv.Author.DID, rkey),
-		AuthorHandle: NormalizeHandle(handle),
+		AuthorHandle: wire.NormalizeHandle(handle),
 		AuthorID:     pv.Author.DID,
 		Text:         strings.TrimSpace(pv.Record.Text), // plain text; Bluesky does not escape it
 		PublishedAt:  published.UTC(),

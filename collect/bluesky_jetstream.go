@@ -14,7 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"earshot/deliver"
+	"earshot/collect/wire"
+	"earshot/netguard"
 )
 
 // Jetstream mode (no Bluesky credentials). Jetstream is Bluesky's JSON
@@ -219,7 +220,7 @@ func (b *Bluesky) readJetstream(ctx context.Context, sh *jetstreamShare, start, 
 		return fmt.Errorf("bluesky: jetstream URL: %w", err)
 	}
 	// Tests stay hermetic, as for every platform request (HTTP.Do).
-	if err := deliver.CheckLoopbackURL(u); err != nil {
+	if err := netguard.CheckLoopbackURL(u); err != nil {
 		return fmt.Errorf("bluesky: %w", err)
 	}
 	qs := u.Query()
@@ -287,7 +288,7 @@ func jetstreamPost(ev jetstreamEvent) (Post, bool) {
 		ev.DID == "" || c.RKey == "" {
 		return Post{}, false
 	}
-	published, err := ParseTimestamp(c.Record.CreatedAt)
+	published, err := wire.ParseTimestamp(c.Record.CreatedAt)
 	if err != nil {
 		published = time.UnixMicro(ev.TimeUS)
 	}

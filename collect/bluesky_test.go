@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 )
 
 // bskyFake fakes a PDS/AppView: sessions, searchPosts (two pages by
@@ -379,7 +379,7 @@ func TestBlueskyAndMastodonStayOnLoopbackUnderTest(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := c.Fetch(ctx, Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour)})
 		cancel()
-		if !errors.Is(err, deliver.ErrLoopbackOnly) {
+		if !errors.Is(err, netguard.ErrLoopbackOnly) {
 			t.Errorf("%s on its default host: %v, want the loopback-only refusal", name, err)
 		}
 	}

@@ -12,6 +12,12 @@ import (
 
 // Helpers shared by the collector tests.
 
+// testNowC is "now" for the collector tests: the fixtures are recorded
+// around it.
+var testNowC = time.Date(2024, 5, 3, 18, 0, 0, 0, time.UTC)
+
+func nowC() time.Time { return testNowC }
+
 // readFixture reads collect/testdata/<rel>, a recorded platform response.
 func readFixture(t testing.TB, rel string) []byte {
 	t.Helper()

@@ -7,10 +7,10 @@ import (
 	"earshot/store"
 )
 
-// Source health: after every scan of a source, its record moves to one of
-// ok, not_configured, rate_limited, failing or stale (CONTRACT: list_monitors
-// shows it). The rules live here, apart from the scheduler's plumbing, so
-// they can be read and tested as one function.
+// Source health: after every scan of a source, its record moves to one of ok,
+// not_configured, rate_limited, failing or stale (list_monitors shows it,
+// docs/decisions.md#monitors). The rules live here, apart from the scheduler's
+// plumbing, so they can be read and tested as one function.
 
 // HealthConfig holds the thresholds of the health rules; zero values take
 // the defaults.

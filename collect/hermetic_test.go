@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 )
 
 // Finding 12 of the hardening issue: a collector left on its platform's
@@ -24,7 +24,7 @@ func TestCollectorsStayOnLoopbackUnderTest(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := c.Fetch(ctx, Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour)})
 		cancel()
-		if !errors.Is(err, deliver.ErrLoopbackOnly) {
+		if !errors.Is(err, netguard.ErrLoopbackOnly) {
 			t.Errorf("%s on its default host: %v, want the loopback-only refusal", source, err)
 		}
 	}

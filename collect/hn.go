@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // HNBaseURL is Algolia's Hacker News search API.
@@ -170,7 +172,7 @@ func (hit hnHit) post() (Post, error) {
 	}
 	published := time.Unix(hit.CreatedAtI, 0).UTC()
 	if hit.CreatedAtI == 0 {
-		t, err := ParseTimestamp(hit.CreatedAt)
+		t, err := wire.ParseTimestamp(hit.CreatedAt)
 		if err != nil {
 			return Post{}, fmt.Errorf("hn: %w: hit %s: %v", errMalformed, hit.ObjectID, err)
 		}
@@ -184,12 +186,12 @@ func (hit hnHit) post() (Post, error) {
 		Engagement:  map[string]int64{},
 	}
 	if hit.Author != nil {
-		p.AuthorHandle = NormalizeHandle(*hit.Author)
+		p.AuthorHandle = wire.NormalizeHandle(*hit.Author)
 	}
 	if hit.CommentText != nil && *hit.CommentText != "" {
-		p.Text = PlainText(*hit.CommentText)
+		p.Text = wire.PlainText(*hit.CommentText)
 	} else {
-		p.Text = joinText(PlainText(hnString(hit.Title)), PlainText(hnString(hit.StoryText)))
+		p.Text = joinText(wire.PlainText(hnString(hit.Title)), wire.PlainText(hnString(hit.StoryText)))
 	}
 	if hit.URL != nil && *hit.URL != "" && hit.CommentText == nil { // a link submission's article
 		p.Links = []string{*hit.URL}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 )
 
 // UserAgent is sent on every platform request.
@@ -127,7 +127,7 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 		if !h.UserURL {
 			// Tests stay hermetic: a platform request under test goes to a
 			// local replay server or nowhere (user URLs: the guarded dialer).
-			if err := deliver.CheckLoopbackURL(req.URL); err != nil {
+			if err := netguard.CheckLoopbackURL(req.URL); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", h.Source, err)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // LinkedInBaseURL is the LinkedIn Marketing/Community Management API host.
@@ -229,7 +231,7 @@ func (l *LinkedIn) fetchOrg(ctx context.Context, org string, since time.Time) ([
 			if ms == 0 {
 				ms = e.CreatedAt
 			}
-			ts := UnixMilliTime(ms)
+			ts := wire.UnixMilliTime(ms)
 			if e.LifecycleState != "" && e.LifecycleState != "PUBLISHED" {
 				continue
 			}
@@ -256,7 +258,7 @@ func (l *LinkedIn) fetchOrg(ctx context.Context, org string, since time.Time) ([
 		// Newest first: once a page ends before the comment lookback, later
 		// pages hold nothing we want.
 		n := len(*p.Elements)
-		if n == 0 || UnixMilliTime((*p.Elements)[n-1].CreatedAt).Before(lookback) || !p.Paging.hasNext(n) {
+		if n == 0 || wire.UnixMilliTime((*p.Elements)[n-1].CreatedAt).Before(lookback) || !p.Paging.hasNext(n) {
 			break
 		}
 	}
@@ -288,7 +290,7 @@ func (l *LinkedIn) fetchComments(ctx context.Context, postURN string, since time
 			return posts, fmt.Errorf("linkedin: malformed comments response: no \"elements\" array")
 		}
 		for _, e := range *c.Elements {
-			ts := UnixMilliTime(e.Created.Time)
+			ts := wire.UnixMilliTime(e.Created.Time)
 			if ts.Before(since) {
 				continue
 			}
@@ -352,5 +354,5 @@ func linkedInText(s string) string {
 			b.WriteByte(c)
 		}
 	}
-	return UnescapeText(b.String())
+	return wire.UnescapeText(b.String())
 }

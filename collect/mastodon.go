@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"earshot/collect/wire"
 )
 
 // Mastodon reads the instances the operator lists in
@@ -387,7 +389,7 @@ func (s mastodonStatus) post(inst MastodonInstance) (Post, bool, error) {
 	if s.ID == "" && s.URI == "" {
 		return Post{}, false, fmt.Errorf("%w: status without id", errMalformed)
 	}
-	published, err := ParseTimestamp(s.CreatedAt)
+	published, err := wire.ParseTimestamp(s.CreatedAt)
 	if err != nil {
 		return Post{}, false, fmt.Errorf("%w: status %s: %v", errMalformed, s.ID, err)
 	}
@@ -402,7 +404,7 @@ func (s mastodonStatus) post(inst MastodonInstance) (Post, bool, error) {
 	if !strings.HasPrefix(link, "https://") && !strings.HasPrefix(link, "http://") {
 		link = inst.BaseURL + "/statuses/" + url.PathEscape(s.ID)
 	}
-	acct := NormalizeHandle(s.Account.Acct)
+	acct := wire.NormalizeHandle(s.Account.Acct)
 	if acct != "" && !strings.Contains(acct, "@") {
 		host := instanceHost(inst)
 		if u, err := url.Parse(s.Account.URL); err == nil && u.Hostname() != "" {
@@ -416,7 +418,7 @@ func (s mastodonStatus) post(inst MastodonInstance) (Post, bool, error) {
 		URL:             link,
 		AuthorHandle:    acct,
 		AuthorFollowers: s.Account.FollowersCount,
-		Text:            joinText(s.SpoilerText, PlainText(s.Content)), // content is HTML; spoiler_text is the content warning
+		Text:            joinText(s.SpoilerText, wire.PlainText(s.Content)), // content is HTML; spoiler_text is the content warning
 		PublishedAt:     published.UTC(),
 		Engagement:      map[string]int64{"favourites": s.FavouritesCount, "reblogs": s.ReblogsCount, "replies": s.RepliesCount},
 	}

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Rule is what a monitor asks of a post (CONTRACT §6): literal,
+// Rule is what a monitor asks of a post (docs/decisions.md#monitors): literal,
 // case-insensitive keywords under a query mode, exclusions, and accounts
 // whose every post is wanted.
 type Rule struct {

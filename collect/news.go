@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"earshot/collect/wire"
 )
 
 // Default hosts of the two keyword news searches.
@@ -155,14 +157,14 @@ func (t atomText) text() string {
 	switch t.Type {
 	case "html":
 		// innerxml keeps the XML escaping: undo it once, then strip HTML.
-		return PlainText(xmlUnescape(t.Body))
+		return wire.PlainText(xmlUnescape(t.Body))
 	case "xhtml":
-		return PlainText(t.Body)
+		return wire.PlainText(t.Body)
 	}
 	if strings.Contains(t.Body, "<![CDATA[") {
-		return UnescapeText(reCDATA.ReplaceAllString(t.Body, "$1"))
+		return wire.UnescapeText(wire.UnwrapCDATA(t.Body))
 	}
-	return UnescapeText(xmlUnescape(t.Body))
+	return wire.UnescapeText(xmlUnescape(t.Body))
 }
 
 type atomEntry struct {
@@ -224,7 +226,7 @@ func ParseFeed(body []byte, feedURL string, now time.Time) ([]Post, error) {
 	switch strings.ToLower(doc.XMLName.Local) {
 	case "rss", "rdf":
 		items := append(doc.Channel.Items, doc.Items...)
-		feedTitle := PlainText(doc.Channel.Title)
+		feedTitle := wire.PlainText(doc.Channel.Title)
 		for _, it := range items {
 			p, err := rssPost(it, feedTitle, isGoogle, now)
 			if err != nil {
@@ -268,7 +270,7 @@ func rssPost(it rssItem, feedTitle string, isGoogle bool, now time.Time) (Post, 
 	}
 	// RSS says nothing of markup in titles, and feeds do put escaped HTML
 	// there (<em>, <b>), so titles are stripped like descriptions.
-	title := PlainText(it.Title)
+	title := wire.PlainText(it.Title)
 	if id == "" && title == "" {
 		return Post{}, fmt.Errorf("malformed feed: item with neither guid, link nor title")
 	}
@@ -280,18 +282,18 @@ func rssPost(it rssItem, feedTitle string, isGoogle bool, now time.Time) (Post, 
 		if strings.TrimSpace(s) == "" {
 			continue
 		}
-		t, err := ParseTimestamp(s)
+		t, err := wire.ParseTimestamp(s)
 		if err != nil {
 			return Post{}, fmt.Errorf("item %s: %w", id, err)
 		}
 		published = t
 		break
 	}
-	author := PlainText(firstNonEmpty(it.Creator, rssAuthorName(it.Author)))
+	author := wire.PlainText(firstNonEmpty(it.Creator, rssAuthorName(it.Author)))
 	var text string
 	if isGoogle {
 		// Google News: "Headline - Outlet"; the description only repeats it.
-		outlet := PlainText(it.Source.Name)
+		outlet := wire.PlainText(it.Source.Name)
 		if outlet != "" {
 			title = strings.TrimSuffix(title, " - "+outlet)
 			author = outlet
@@ -302,7 +304,7 @@ func rssPost(it rssItem, feedTitle string, isGoogle bool, now time.Time) (Post, 
 		if strings.TrimSpace(body) == "" {
 			body = it.Description
 		}
-		text = joinText(title, PlainText(body))
+		text = joinText(title, wire.PlainText(body))
 	}
 	if author == "" {
 		author = feedTitle
@@ -339,7 +341,7 @@ func atomPost(e atomEntry, feedTitle string, now time.Time) (Post, error) {
 	}
 	published := now
 	if s := firstNonEmpty(e.Published, e.Updated); s != "" {
-		t, err := ParseTimestamp(s)
+		t, err := wire.ParseTimestamp(s)
 		if err != nil {
 			return Post{}, fmt.Errorf("entry %s: %w", id, err)
 		}
@@ -351,7 +353,7 @@ func atomPost(e atomEntry, feedTitle string, now time.Time) (Post, error) {
 	}
 	author := feedTitle
 	if len(e.Authors) > 0 && strings.TrimSpace(e.Authors[0].Name) != "" {
-		author = PlainText(e.Authors[0].Name)
+		author = wire.PlainText(e.Authors[0].Name)
 	}
 	return Post{
 		Source:       "news",
@@ -533,7 +535,7 @@ func parseGDELT(body []byte, now time.Time) ([]Post, error) {
 			ExternalID:   a.URL,
 			URL:          a.URL,
 			AuthorHandle: a.Domain,
-			Text:         UnescapeText(a.Title),
+			Text:         wire.UnescapeText(a.Title),
 			PublishedAt:  t.UTC(),
 			Engagement:   map[string]int64{},
 		})

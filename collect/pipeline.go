@@ -430,7 +430,9 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 		p.met.calls.Inc(name, "ok")
 	}
 	if enabled, ok := pc.enabled[res.Category]; res.Category == "" || (ok && !enabled) || (!ok && len(pc.enabled) > 0) {
-		res.Category = "other" // CONTRACT §6: a disabled (or unknown) category is filed as other
+		// A disabled (or unknown) category is filed as other
+		// (docs/decisions.md#monitors).
+		res.Category = "other"
 	}
 	// The brand's own posts are kept but are not mentions to triage: not
 	// relevant, so no mention.created, no alert, not on the public page.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"earshot/classify"
+	"earshot/collect/wire"
 )
 
 // loadBrand reads what the classifier needs to know about the brand beyond
@@ -57,7 +58,7 @@ func (p *Pipeline) loadBrand(ctx context.Context, projectID string, pc *projectC
 	// The project may name its accounts in its description ("on X @acmehq").
 	handles = append(handles, descriptionHandles(pc.project.Description)...)
 	for _, h := range handles {
-		if h = NormalizeHandle(h); h != "" && !strings.ContainsAny(h, ": /") {
+		if h = wire.NormalizeHandle(h); h != "" && !strings.ContainsAny(h, ": /") {
 			terms = append(terms, "@"+h)
 		}
 	}

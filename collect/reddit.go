@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Reddit's two hosts: the public site (keyless .json listings and the token
@@ -282,9 +284,9 @@ func (t redditThing) post() Post {
 		Source:       "reddit",
 		ExternalID:   t.Name,
 		URL:          "https://www.reddit.com" + t.Permalink,
-		AuthorHandle: NormalizeHandle(author),
-		Text:         joinText(UnescapeText(t.Title), UnescapeText(body)), // plain text (raw_json=1), not HTML
-		PublishedAt:  UnixTime(*t.CreatedUTC),
+		AuthorHandle: wire.NormalizeHandle(author),
+		Text:         joinText(wire.UnescapeText(t.Title), wire.UnescapeText(body)), // plain text (raw_json=1), not HTML
+		PublishedAt:  wire.UnixTime(*t.CreatedUTC),
 		Engagement:   map[string]int64{},
 	}
 	if t.URL != "" && !t.IsSelf && t.Body == "" && t.Title != "" { // a link post's target

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"earshot/internal/replay"
 	"earshot/vocab"
 )
 
@@ -72,7 +73,7 @@ func (r *Registry) All() []Collector {
 
 // DemoConfig is the collectors' configuration in `earshot demo`: every
 // source, and every sub-service (GDELT, App Store, Trustpilot, Reddit
-// OAuth), points at replayURL + "/<source>", served by NewReplayHandler, and
+// OAuth), points at replayURL + "/<source>", served by replay.NewHandler, and
 // every source has a placeholder credential so it runs. The demo monitors'
 // feed and review URLs are on the replay server, a loopback address, so the
 // user-URL guard is lifted (AllowPrivate) as for any local development;
@@ -85,7 +86,7 @@ func DemoConfig(replayURL string) Config {
 		YouTube:      YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
 		LinkedIn:     LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
 		Threads:      ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
-		Bluesky:      BlueskyConfig{BaseURL: base + "/bluesky", Handle: DemoBlueskyHandle, AppPassword: "demo-app-password"},
+		Bluesky:      BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
 		Mastodon:     MastodonConfig{Instances: base + "/mastodon=demo-token"},
 		HN:           HNConfig{BaseURL: base + "/hn"},
 		News:         NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},

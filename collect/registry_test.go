@@ -2,14 +2,15 @@ package collect
 
 import (
 	"context"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"earshot/internal/replay"
 	"earshot/vocab"
 )
 
@@ -82,26 +83,16 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 }
 
 // TestReplayAllSources runs every collector, built by the registry from
-// DemoConfig, against NewReplayHandler: each must return posts.
+// DemoConfig, against replay.NewHandler: each must return posts.
 func TestReplayAllSources(t *testing.T) {
-	srv := httptest.NewServer(NewReplayHandler())
+	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
 	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
 	q := demoQuery(srv.URL, time.Now().Add(-7*24*time.Hour))
-	fsys, err := fs.Sub(demoFiles, "testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	handlers := demoHandlersC(fsys)
-	for name, h := range demoReplayB(fsys) {
-		handlers[name] = h
-	}
-	for name, h := range demoReplaySocial(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) {
-		handlers[name] = h
-	}
+	handled := replay.Sources()
 	for _, c := range reg.All() {
 		t.Run(c.Source(), func(t *testing.T) {
-			if handlers[c.Source()] == nil {
+			if !slices.Contains(handled, c.Source()) {
 				t.Fatalf("no replay handler for %s", c.Source())
 			}
 			if ok, missing := c.Configured(); !ok {

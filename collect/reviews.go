@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Default hosts of the review APIs.
@@ -258,7 +260,7 @@ func appStorePost(e appStoreEntry, country, appID string) (Post, error) {
 	if e.ID.Label == "" {
 		return Post{}, fmt.Errorf("malformed response: review without id")
 	}
-	t, err := ParseTimestamp(e.Updated.Label)
+	t, err := wire.ParseTimestamp(e.Updated.Label)
 	if err != nil {
 		return Post{}, fmt.Errorf("review %s: %w", e.ID.Label, err)
 	}
@@ -272,8 +274,8 @@ func appStorePost(e appStoreEntry, country, appID string) (Post, error) {
 		Source:       "reviews",
 		ExternalID:   "appstore:" + e.ID.Label,
 		URL:          fmt.Sprintf("https://apps.apple.com/%s/app/id%s?see-all=reviews#%s", country, appID, e.ID.Label),
-		AuthorHandle: NormalizeHandle(e.Author.Name.Label),
-		Text:         joinText(UnescapeText(e.Title.Label), UnescapeText(e.Content.Label)), // content type "text"
+		AuthorHandle: wire.NormalizeHandle(e.Author.Name.Label),
+		Text:         joinText(wire.UnescapeText(e.Title.Label), wire.UnescapeText(e.Content.Label)), // content type "text"
 		PublishedAt:  t,
 		Engagement:   eng,
 	}, nil
@@ -339,7 +341,7 @@ func (r *Reviews) fetchTrustpilot(ctx context.Context, domain string, since time
 			if rv.ID == "" {
 				return posts, fmt.Errorf("malformed response: review without id")
 			}
-			t, err := ParseTimestamp(rv.CreatedAt)
+			t, err := wire.ParseTimestamp(rv.CreatedAt)
 			if err != nil {
 				return posts, fmt.Errorf("review %s: %w", rv.ID, err)
 			}
@@ -351,8 +353,8 @@ func (r *Reviews) fetchTrustpilot(ctx context.Context, domain string, since time
 				Source:       "reviews",
 				ExternalID:   "trustpilot:" + rv.ID,
 				URL:          "https://www.trustpilot.com/reviews/" + rv.ID,
-				AuthorHandle: NormalizeHandle(rv.Consumer.DisplayName),
-				Text:         joinText(UnescapeText(rv.Title), UnescapeText(rv.Text)), // plain text
+				AuthorHandle: wire.NormalizeHandle(rv.Consumer.DisplayName),
+				Text:         joinText(wire.UnescapeText(rv.Title), wire.UnescapeText(rv.Text)), // plain text
 				PublishedAt:  t,
 				Engagement:   map[string]int64{"stars": rv.Stars},
 			})
@@ -469,12 +471,12 @@ func jsonLDReview(obj map[string]any, pageURL string) (Post, error) {
 	if date == "" {
 		date = jsonLDString(obj["dateCreated"])
 	}
-	body := PlainText(firstNonEmpty(jsonLDString(obj["reviewBody"]), jsonLDString(obj["description"])))
-	title := PlainText(firstNonEmpty(jsonLDString(obj["name"]), jsonLDString(obj["headline"])))
+	body := wire.PlainText(firstNonEmpty(jsonLDString(obj["reviewBody"]), jsonLDString(obj["description"])))
+	title := wire.PlainText(firstNonEmpty(jsonLDString(obj["name"]), jsonLDString(obj["headline"])))
 	if date == "" {
 		return Post{}, fmt.Errorf("review by %q has no datePublished", author)
 	}
-	t, err := ParseTimestamp(date)
+	t, err := wire.ParseTimestamp(date)
 	if err != nil {
 		return Post{}, fmt.Errorf("review by %q: %w", author, err)
 	}
@@ -499,7 +501,7 @@ func jsonLDReview(obj map[string]any, pageURL string) (Post, error) {
 		Source:       "reviews",
 		ExternalID:   "jsonld:" + id,
 		URL:          link,
-		AuthorHandle: NormalizeHandle(author),
+		AuthorHandle: wire.NormalizeHandle(author),
 		Text:         joinText(title, body),
 		PublishedAt:  t,
 		Engagement:   eng,
@@ -511,9 +513,9 @@ func jsonLDReview(obj map[string]any, pageURL string) (Post, error) {
 func jsonLDName(v any) string {
 	switch x := v.(type) {
 	case string:
-		return PlainText(x)
+		return wire.PlainText(x)
 	case map[string]any:
-		return PlainText(jsonLDString(x["name"]))
+		return wire.PlainText(jsonLDString(x["name"]))
 	case []any:
 		for _, e := range x {
 			if n := jsonLDName(e); n != "" {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"earshot/internal/replay"
 	"earshot/store"
 )
 
@@ -239,7 +240,7 @@ func TestSchedulerRunScansNewMonitorAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := newFixture(t)
-	srv := httptest.NewServer(NewReplayHandler())
+	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
 	s := NewScheduler(f.st, NewRegistry(DemoConfig(srv.URL), srv.Client()), nil, SchedulerConfig{Poll: time.Hour}, quietLog(), nil)
 	done := make(chan error, 1)
@@ -247,7 +248,7 @@ func TestSchedulerRunScansNewMonitorAtOnce(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // Run's first look finds nothing
 	m := f.monitor(t, f.project.ID, func(m *store.Monitor) {
 		m.Sources = []string{"hn", "news"}
-		m.FeedURLs = DemoFeedURLs(srv.URL)
+		m.FeedURLs = replay.FeedURLs(srv.URL)
 	})
 	s.MonitorChanged(f.project.ID, m.ID) // the capability hook; Poll is an hour, so only the nudge can start the scan
 	deadline := time.Now().Add(10 * time.Second)

@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // ThreadsBaseURL is the Threads Graph API host.
 const ThreadsBaseURL = "https://graph.threads.net"
 
-// threadsFields are the keyword_search fields we read (PLATFORMS.md §5a).
+// threadsFields are the keyword_search fields we read (its fields parameter).
 const threadsFields = "id,text,media_type,permalink,timestamp,username,has_replies,is_quote_post,is_reply"
 
 // threadsMaxPages bounds one scan per query: 2,200 queries a day is the
@@ -126,7 +128,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 			}
 			ts, err := time.Parse("2006-01-02T15:04:05-0700", m.Timestamp)
 			if err != nil {
-				if ts, err = ParseTimestamp(m.Timestamp); err != nil {
+				if ts, err = wire.ParseTimestamp(m.Timestamp); err != nil {
 					return posts, fmt.Errorf("threads: post %s: %w", m.ID, err)
 				}
 			}
@@ -141,7 +143,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 			seen[m.ID] = true
 			link := m.Permalink
 			if link == "" && m.Username != "" {
-				link = "https://www.threads.net/@" + NormalizeHandle(m.Username) + "/post/" + m.ID
+				link = "https://www.threads.net/@" + wire.NormalizeHandle(m.Username) + "/post/" + m.ID
 			}
 			eng := map[string]int64{"has_replies": 0}
 			if m.HasReplies {
@@ -151,8 +153,8 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 				Source:       "threads",
 				ExternalID:   m.ID,
 				URL:          link,
-				AuthorHandle: NormalizeHandle(m.Username),
-				Text:         UnescapeText(m.Text), // plain text, not HTML
+				AuthorHandle: wire.NormalizeHandle(m.Username),
+				Text:         wire.UnescapeText(m.Text), // plain text, not HTML
 				PublishedAt:  ts,
 				Engagement:   eng,
 			})

@@ -8,18 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 )
 
 // URLs that users put in monitors (feed_urls, and review_urls read as pages)
-// are fetched by the server, so they get the webhook guard of CONTRACT §8:
-// no loopback, private, link-local, multicast, unspecified, CGNAT or
-// metadata address, IPv4-mapped and NAT64 forms included, checked at
-// connect time on the resolved address (which defeats DNS rebinding), and
-// no proxy from the environment. EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1 lifts it
-// (metadata addresses stay refused) for development and tests. Platform API
-// hosts, including EARSHOT_*_BASE_URL overrides, are operator configuration
-// and use the ordinary client.
+// are fetched by the server, so they get the webhook URL guard
+// (docs/decisions.md#webhooks): no loopback, private, link-local, multicast,
+// unspecified, CGNAT or metadata address, IPv4-mapped and NAT64 forms included,
+// checked at connect time on the resolved address (which defeats DNS
+// rebinding), and no proxy from the environment.
+// EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1 lifts it (metadata addresses stay refused)
+// for development and tests. Platform API hosts, including EARSHOT_*_BASE_URL
+// overrides, are operator configuration and use the ordinary client.
 
 // EnvAllowPrivate is the development switch shared with webhooks.
 const EnvAllowPrivate = "EARSHOT_ALLOW_PRIVATE_WEBHOOKS"
@@ -34,7 +34,7 @@ const (
 // here follows up to five redirects, since feeds move between hosts and
 // schemes; every hop is dialled through the same guard.
 func NewUserURLClient(allowPrivate bool) *http.Client {
-	c := deliver.NewClient(allowPrivate, userURLTimeout)
+	c := netguard.NewClient(allowPrivate, userURLTimeout)
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= userURLMaxRedirects {
 			return fmt.Errorf("stopped after %d redirects", userURLMaxRedirects)
@@ -75,16 +75,16 @@ func (e *ForbiddenAddressError) Error() string {
 	return "address not allowed: " + e.Reason + " (feed and review URLs must reach public addresses; " + EnvAllowPrivate + "=1 lifts this for development)"
 }
 
-// Unwrap lets errors.Is(err, deliver.ErrForbiddenAddress) match.
-func (e *ForbiddenAddressError) Unwrap() error { return deliver.ErrForbiddenAddress }
+// Unwrap lets errors.Is(err, netguard.ErrForbiddenAddress) match.
+func (e *ForbiddenAddressError) Unwrap() error { return netguard.ErrForbiddenAddress }
 
 // forbiddenAddress turns the guarded dialer's refusal, wrapped in url.Error
 // and net.OpError, into a ForbiddenAddressError; nil for other errors.
 func forbiddenAddress(err error) error {
-	if !errors.Is(err, deliver.ErrForbiddenAddress) {
+	if !errors.Is(err, netguard.ErrForbiddenAddress) {
 		return nil
 	}
-	var ue *deliver.URLError
+	var ue *netguard.URLError
 	if errors.As(err, &ue) {
 		return &ForbiddenAddressError{Reason: ue.Reason}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"earshot/deliver"
+	"earshot/netguard"
 	"earshot/store"
 )
 
@@ -68,8 +68,8 @@ func TestUserURLsRefusePrivateAddresses(t *testing.T) {
 	if n := strings.Count(err.Error(), "the resolved address is a loopback address"); n != 2 {
 		t.Errorf("news error %q: %d loopback refusals, want 2", err, n)
 	}
-	if !errors.Is(err, deliver.ErrForbiddenAddress) {
-		t.Errorf("news error does not wrap deliver.ErrForbiddenAddress: %v", err)
+	if !errors.Is(err, netguard.ErrForbiddenAddress) {
+		t.Errorf("news error does not wrap netguard.ErrForbiddenAddress: %v", err)
 	}
 	if strings.Contains(err.Error(), "google news") || strings.Contains(err.Error(), "gdelt") {
 		t.Errorf("operator-configured searches failed too: %v", err)
@@ -151,7 +151,7 @@ func TestUserURLsRefuseIPv6OutsideGlobalUnicast(t *testing.T) {
 	for _, host := range []string{"[::ffff:0:7f00:1]", "[::ffff:0:a00:5]", "[fd00::1]", "[100::1]", "[64:ff9b:1::a00:1]", "[2001:db8::1]"} {
 		_, err := news.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour),
 			FeedURLs: []string{"http://" + host + ":1/feed"}})
-		if err == nil || !errors.Is(err, deliver.ErrForbiddenAddress) {
+		if err == nil || !errors.Is(err, netguard.ErrForbiddenAddress) {
 			t.Errorf("%s: not refused by the guard: %v", host, err)
 			continue
 		}

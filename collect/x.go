@@ -8,15 +8,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // XBaseURL is the X (Twitter) API host.
 const XBaseURL = "https://api.x.com"
 
 const (
-	xMaxQuery = 512                  // recent search query length limit
-	xWindow   = 7 * 24 * time.Hour   // recent search reaches back this far
-	xEpochMS  = int64(1288834974657) // Twitter snowflake epoch
+	xMaxQuery = 512                // recent search query length limit
+	xWindow   = 7 * 24 * time.Hour // recent search reaches back this far
 )
 
 // XConfig configures the X recent-search collector.
@@ -132,7 +133,7 @@ func (x *X) Fetch(ctx context.Context, q Query) (Batch, error) {
 				return Batch{}, err
 			}
 			for _, post := range posts {
-				if newerID(post.ExternalID, newest) {
+				if wire.NewerID(post.ExternalID, newest) {
 					newest = post.ExternalID
 				}
 				if !seen[post.ExternalID] {
@@ -176,7 +177,7 @@ func (p *xPage) posts() ([]Post, error) {
 		if t.ID == "" {
 			return nil, fmt.Errorf("x: %w: post without id", errMalformed)
 		}
-		published, err := ParseTimestamp(t.CreatedAt)
+		published, err := wire.ParseTimestamp(t.CreatedAt)
 		if err != nil {
 			return nil, fmt.Errorf("x: %w: post %s: %v", errMalformed, t.ID, err)
 		}
@@ -185,9 +186,9 @@ func (p *xPage) posts() ([]Post, error) {
 			Source:          "x",
 			ExternalID:      t.ID,
 			URL:             "https://x.com/i/web/status/" + t.ID,
-			AuthorHandle:    NormalizeHandle(u.name),
+			AuthorHandle:    wire.NormalizeHandle(u.name),
 			AuthorFollowers: u.followers,
-			Text:            UnescapeText(t.Text), // plain text; X escapes &, < and >
+			Text:            wire.UnescapeText(t.Text), // plain text; X escapes &, < and >
 			PublishedAt:     published,
 			Engagement:      map[string]int64{},
 		}
@@ -220,15 +221,7 @@ func snowflakeTime(id string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	return time.UnixMilli(int64(n>>22) + xEpochMS).UTC()
-}
-
-// newerID compares decimal ids without overflow worries.
-func newerID(a, b string) bool {
-	if len(a) != len(b) {
-		return len(a) > len(b)
-	}
-	return a > b
+	return time.UnixMilli(int64(n>>22) + wire.TwitterEpochMS).UTC()
 }
 
 // xQueries builds recent-search queries: keywords (quoted unless a plain

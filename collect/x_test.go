@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 var xNow = time.Date(2024, 5, 1, 13, 0, 0, 0, time.UTC)
@@ -106,7 +108,7 @@ func TestXIncrementalUsesSinceID(t *testing.T) {
 		t.Errorf("batch = %+v", b)
 	}
 	// A since_id minted before the window is dropped (the API refuses it).
-	old := strconv.FormatUint(uint64(xNow.Add(-8*24*time.Hour).UnixMilli()-xEpochMS)<<22, 10)
+	old := strconv.FormatUint(uint64(xNow.Add(-8*24*time.Hour).UnixMilli()-wire.TwitterEpochMS)<<22, 10)
 	if _, err := c.Fetch(context.Background(), Query{Keywords: []string{"acme"}, State: old}); err != nil {
 		t.Fatal(err)
 	}

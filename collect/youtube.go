@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // YouTubeBaseURL is the YouTube Data API v3.
@@ -177,7 +179,7 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 			if it.ID.VideoID == "" || it.Snippet == nil {
 				continue // channels and playlists never come with type=video
 			}
-			published, err := ParseTimestamp(it.Snippet.PublishedAt)
+			published, err := wire.ParseTimestamp(it.Snippet.PublishedAt)
 			if err != nil {
 				return Batch{}, fmt.Errorf("youtube: %w: video %s: %v", errMalformed, it.ID.VideoID, err)
 			}
@@ -189,9 +191,9 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 				Source:       "youtube",
 				ExternalID:   it.ID.VideoID,
 				URL:          "https://www.youtube.com/watch?v=" + url.QueryEscape(it.ID.VideoID),
-				AuthorHandle: NormalizeHandle(UnescapeText(it.Snippet.ChannelTitle)),
+				AuthorHandle: wire.NormalizeHandle(wire.UnescapeText(it.Snippet.ChannelTitle)),
 				// Snippets are plain text with entities escaped (&#39;).
-				Text:        joinText(UnescapeText(it.Snippet.Title), UnescapeText(it.Snippet.Description)),
+				Text:        joinText(wire.UnescapeText(it.Snippet.Title), wire.UnescapeText(it.Snippet.Description)),
 				PublishedAt: published,
 				Engagement:  map[string]int64{},
 			}

@@ -148,7 +148,7 @@ func SlackMessage(m AlertMention) []byte {
 
 // PostSlack posts a SlackMessage to an incoming-webhook URL. The outcome is
 // read like a webhook's (2xx success, 410 gone, anything else retry);
-// client should come from NewClient.
+// client should come from netguard.NewClient.
 func PostSlack(ctx context.Context, client *http.Client, url string, body []byte) Result {
 	return post(ctx, client, url, nil, body, time.Now())
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"earshot/netguard"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -120,7 +122,7 @@ func TestPostSlack(t *testing.T) {
 	defer srv.Close()
 
 	body := SlackMessage(sampleMentions[0])
-	res := PostSlack(context.Background(), NewClient(true, 0), srv.URL+"/services/T000/B000/XXXX", body)
+	res := PostSlack(context.Background(), netguard.NewClient(true, 0), srv.URL+"/services/T000/B000/XXXX", body)
 	if res.Outcome != Success || string(res.Body) != "ok" {
 		t.Fatalf("result %+v", res)
 	}
@@ -128,13 +130,13 @@ func TestPostSlack(t *testing.T) {
 		t.Fatalf("request %+v", got)
 	}
 
-	res = PostSlack(context.Background(), NewClient(true, 0), srv.URL+"/services/gone", body)
+	res = PostSlack(context.Background(), netguard.NewClient(true, 0), srv.URL+"/services/gone", body)
 	if res.Outcome != Retry || res.StatusCode != http.StatusNotFound || string(res.Body) != "no_service" {
 		t.Fatalf("result %+v", res)
 	}
 
 	// The same SSRF guard applies to Slack URLs.
-	res = PostSlack(context.Background(), NewClient(false, 0), srv.URL+"/services/T000/B000/XXXX", body)
+	res = PostSlack(context.Background(), netguard.NewClient(false, 0), srv.URL+"/services/T000/B000/XXXX", body)
 	if res.Outcome != Retry || res.StatusCode != 0 {
 		t.Fatalf("loopback Slack URL: %+v", res)
 	}

@@ -203,7 +203,7 @@ func (f *alertFilters) match(m *mentionRecord, now time.Time) bool {
 }
 
 // window is the date range of the filters in UTC; since overrides the
-// preset (CONTRACT §5).
+// preset (docs/decisions.md#mentions).
 func (f *alertFilters) window(now time.Time) (since, until time.Time) {
 	now = now.UTC()
 	day := now.Truncate(24 * time.Hour)
@@ -329,8 +329,8 @@ func (w *Worker) sendAlert(ctx context.Context, a *store.Alert, j *store.Job) Re
 }
 
 // alertEventID is the event id of an alert notification: "evt_" and the
-// notification's id, like every event id (CONTRACT §8). It is both the
-// payload's id and the webhook-id, and a retry keeps it.
+// notification's id, like every event id (docs/decisions.md#webhooks). It is
+// both the payload's id and the webhook-id, and a retry keeps it.
 func alertEventID(j *store.Job) string { return "evt_" + j.ID }
 
 // alertWebhookBody is what an alert's webhook receives, in the event

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 func TestAlertFilters(t *testing.T) {
@@ -91,7 +92,7 @@ func TestAlertChannels(t *testing.T) {
 	smtp := startSMTP(t, &testSMTP{}, nil)
 	slack := newReceiver(t, nil)
 	hook := newReceiver(t, nil)
-	secret := NewSecret()
+	secret := webhooksig.NewSecret()
 
 	emailAlert := addAlert(t, st, &store.Alert{ProjectID: pid, Name: "Urgent reddit", MinUrgency: 70, Channel: "email", Target: "team@example.com",
 		Filters: json.RawMessage(`{"source":"reddit"}`)})
@@ -280,10 +281,10 @@ func TestDeleteAlertStopsNotifications(t *testing.T) {
 	}
 }
 
-// TestAlertWebhookEventFormat: an alert's webhook notification is an event
-// like any other (CONTRACT §8): {"id": "evt_…", "type", "created_at",
-// "project_id", "data"}, signed with webhook-id equal to that id, and a
-// retry keeps it.
+// TestAlertWebhookEventFormat: an alert's webhook notification is an event like
+// any other (docs/decisions.md#webhooks): {"id": "evt_…", "type", "created_at",
+// "project_id", "data"}, signed with webhook-id equal to that id, and a retry
+// keeps it.
 func TestAlertWebhookEventFormat(t *testing.T) {
 	st, pid := testStore(t)
 	hook := newReceiver(t, func(n int, _ received, w http.ResponseWriter) {
@@ -291,7 +292,7 @@ func TestAlertWebhookEventFormat(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable) // the retry must keep the id
 		}
 	})
-	secret := NewSecret()
+	secret := webhooksig.NewSecret()
 	addAlert(t, st, &store.Alert{ProjectID: pid, Name: "All", MinUrgency: 0, Channel: "webhook", Target: hook.URL, Secret: secret,
 		Filters: json.RawMessage(`{}`)})
 	mentionEvent(t, st, pid, mention("m1", "reddit", "negative", "broken", 90))

@@ -1,7 +1,7 @@
 // Package deliver owns the transport half of webhook and alert delivery:
-// Standard Webhooks signing, the SSRF guard that decides which addresses a
-// webhook may reach, one signed HTTP attempt and how to read its outcome,
-// the retry schedule, and the email and Slack alert channels.
+// one signed HTTP attempt (signing is webhooksig's, the guarded client
+// netguard's) and how to read its outcome, the retry schedule, and the
+// email and Slack alert channels.
 //
 // The Worker (worker.go) is the stateful half: it fans outbox events out to
 // webhook deliveries and alert notifications, sends them in order per

@@ -11,7 +11,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"earshot/webhooksig"
 )
+
+// npmVectorSecret is the secret of the published Standard Webhooks test
+// vector (24 bytes, shorter than the ones Earshot issues).
+const npmVectorSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // npmLine is one message for e2e/webhooks/verify.mjs.
 type npmLine struct {
@@ -60,23 +66,23 @@ func TestStandardWebhooksNPM(t *testing.T) {
 
 	var lines []npmLine
 	add := func(secrets []string, id string, body string) {
-		header, err := SignatureHeader(secrets, id, now, []byte(body))
+		header, err := webhooksig.SignatureHeader(secrets, id, now, []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		lines = append(lines, npmLine{Secrets: secrets, ID: id, Timestamp: ts, Body: body, Signature: header, Expect: "accept"})
 	}
 	for i, body := range bodies {
-		add([]string{NewSecret()}, fmt.Sprintf("evt_%02d", i), body)
+		add([]string{webhooksig.NewSecret()}, fmt.Sprintf("evt_%02d", i), body)
 	}
 	// Rotation: one header carrying the old and the new signature; the
 	// library must accept it with either secret.
 	for i, body := range bodies[:6] {
-		add([]string{NewSecret(), NewSecret()}, fmt.Sprintf("evt_rot_%02d", i), body)
+		add([]string{webhooksig.NewSecret(), webhooksig.NewSecret()}, fmt.Sprintf("evt_rot_%02d", i), body)
 	}
 	// The published vector's 24-byte secret, and an id with unusual characters.
-	add([]string{vectorSecret}, "msg_p5jXN8AQM9LWM0D4loKWxJek", bodies[2])
-	add([]string{vectorSecret, NewSecret(), NewSecret()}, "evt_ünïcødé-id.with.dots", bodies[4])
+	add([]string{npmVectorSecret}, "msg_p5jXN8AQM9LWM0D4loKWxJek", bodies[2])
+	add([]string{npmVectorSecret, webhooksig.NewSecret(), webhooksig.NewSecret()}, "evt_ünïcødé-id.with.dots", bodies[4])
 
 	// Negative controls: the library must reject these, so a verify.mjs
 	// that accepted everything would fail the test.
@@ -85,7 +91,7 @@ func TestStandardWebhooksNPM(t *testing.T) {
 	tampered.Body = `{"type":"mention.created","data":{"mention":{"text":"plain ASCIi"}}}`
 	tampered.Expect = "reject"
 	wrongSecret := good
-	wrongSecret.Secrets = []string{NewSecret()}
+	wrongSecret.Secrets = []string{webhooksig.NewSecret()}
 	wrongSecret.Expect = "reject"
 	otherID := good
 	otherID.ID = "evt_other"

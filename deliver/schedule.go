@@ -13,8 +13,9 @@ import (
 // length is the number of attempts before the delivery is failed.
 type Schedule []time.Duration
 
-// DefaultSchedule is CONTRACT §8: immediately, 5 s, 5 min, 30 min, 2 h,
-// 5 h, 10 h, 10 h, i.e. eight attempts over about a day and a quarter.
+// DefaultSchedule is docs/decisions.md#webhooks: immediately, 5 s, 5 min, 30
+// min, 2 h, 5 h, 10 h, 10 h, i.e. eight attempts over about a day and a
+// quarter.
 var DefaultSchedule = Schedule{
 	0,
 	5 * time.Second,

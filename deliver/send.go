@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/webhooksig"
 )
 
 // UserAgent identifies Earshot to webhook receivers.
@@ -61,10 +63,10 @@ type Result struct {
 // Send makes one signed Standard Webhooks delivery attempt: a POST of body
 // with webhook-id msgID (the same on every retry), webhook-timestamp now (a
 // fresh one per attempt), and one signature per secret. client should come
-// from NewClient and be shared. A cancelled ctx (shutdown) also yields
+// from netguard.NewClient and be shared. A cancelled ctx (shutdown) also yields
 // Retry; the delivery stays pending for the next run.
 func Send(ctx context.Context, client *http.Client, url string, secrets []string, msgID string, body []byte, now time.Time) Result {
-	sig, err := SignatureHeader(secrets, msgID, now, body)
+	sig, err := webhooksig.SignatureHeader(secrets, msgID, now, body)
 	return sendSigned(ctx, client, url, sig, err, msgID, body, now)
 }
 

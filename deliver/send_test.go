@@ -12,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"earshot/internal/webhookverify"
+	"earshot/netguard"
+	"earshot/webhooksig"
 )
 
 func TestSendSignsTheRequest(t *testing.T) {
@@ -29,9 +33,9 @@ func TestSendSignsTheRequest(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	oldSecret, newSecret := NewSecret(), NewSecret()
+	oldSecret, newSecret := webhooksig.NewSecret(), webhooksig.NewSecret()
 	body := []byte(`{"id":"evt_42","type":"mention.created","data":{"mention":{"text":"Grüße 👋"}}}`)
-	client := NewClient(true, 0)
+	client := netguard.NewClient(true, 0)
 	first := time.Unix(1_760_000_000, 0)
 	retry := first.Add(5 * time.Second)
 
@@ -65,7 +69,7 @@ func TestSendSignsTheRequest(t *testing.T) {
 		}
 		sig := r.Header.Get("Webhook-Signature")
 		for _, s := range []string{oldSecret, newSecret} {
-			if !verifyHeader(t, s, "evt_42", ts, sig, got[i], now) {
+			if !webhookverify.Header(t, s, "evt_42", ts, sig, got[i], now) {
 				t.Errorf("attempt %d: signature %q does not verify", i, sig)
 			}
 		}
@@ -116,7 +120,7 @@ func TestSendOutcomes(t *testing.T) {
 				io.WriteString(w, "receiver says "+strconv.Itoa(tt.status))
 			}))
 			defer srv.Close()
-			res := Send(context.Background(), NewClient(true, 0), srv.URL, []string{NewSecret()}, "evt_1", []byte(`{}`), now)
+			res := Send(context.Background(), netguard.NewClient(true, 0), srv.URL, []string{webhooksig.NewSecret()}, "evt_1", []byte(`{}`), now)
 			if res.Outcome != tt.want || res.StatusCode != tt.status || res.RetryAfter != tt.wantAfter {
 				t.Fatalf("got outcome %s status %d retryAfter %s, want %s %d %s (err %v)",
 					res.Outcome, res.StatusCode, res.RetryAfter, tt.want, tt.status, tt.wantAfter, res.Err)
@@ -136,7 +140,7 @@ func TestSendTruncatesTheResponseBody(t *testing.T) {
 		w.Write(bytes.Repeat([]byte("x"), 200<<10))
 	}))
 	defer srv.Close()
-	res := Send(context.Background(), NewClient(true, 0), srv.URL, []string{NewSecret()}, "evt_1", []byte(`{}`), time.Now())
+	res := Send(context.Background(), netguard.NewClient(true, 0), srv.URL, []string{webhooksig.NewSecret()}, "evt_1", []byte(`{}`), time.Now())
 	if res.Outcome != Success || len(res.Body) != 64<<10 {
 		t.Fatalf("outcome %s, body %d bytes, want success with %d", res.Outcome, len(res.Body), 64<<10)
 	}
@@ -154,7 +158,7 @@ func TestSendTimesOut(t *testing.T) {
 	defer close(release)
 
 	start := time.Now()
-	res := Send(context.Background(), NewClient(true, 200*time.Millisecond), srv.URL, []string{NewSecret()}, "evt_1", []byte(`{}`), time.Now())
+	res := Send(context.Background(), netguard.NewClient(true, 200*time.Millisecond), srv.URL, []string{webhooksig.NewSecret()}, "evt_1", []byte(`{}`), time.Now())
 	if res.Outcome != Retry || res.StatusCode != 0 || res.Err == nil {
 		t.Fatalf("result %+v, want retry with error", res)
 	}
@@ -171,19 +175,19 @@ func TestSendNetworkErrorAndCancel(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there any more
 
-	res := Send(context.Background(), NewClient(true, time.Second), "http://"+addr+"/", []string{NewSecret()}, "evt_1", []byte(`{}`), time.Now())
+	res := Send(context.Background(), netguard.NewClient(true, time.Second), "http://"+addr+"/", []string{webhooksig.NewSecret()}, "evt_1", []byte(`{}`), time.Now())
 	if res.Outcome != Retry || res.Err == nil {
 		t.Fatalf("connection refused: %+v", res)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res = Send(ctx, NewClient(true, time.Second), "http://"+addr+"/", []string{NewSecret()}, "evt_1", []byte(`{}`), time.Now())
+	res = Send(ctx, netguard.NewClient(true, time.Second), "http://"+addr+"/", []string{webhooksig.NewSecret()}, "evt_1", []byte(`{}`), time.Now())
 	if res.Outcome != Retry || res.Err == nil {
 		t.Fatalf("cancelled: %+v", res)
 	}
 
-	res = Send(context.Background(), NewClient(true, time.Second), "http://"+addr+"/", []string{"whsec_!"}, "evt_1", []byte(`{}`), time.Now())
+	res = Send(context.Background(), netguard.NewClient(true, time.Second), "http://"+addr+"/", []string{"whsec_!"}, "evt_1", []byte(`{}`), time.Now())
 	if res.Outcome != Retry || res.Err == nil {
 		t.Fatalf("bad secret: %+v", res)
 	}
@@ -196,7 +200,7 @@ func TestSendErrorsDoNotLeakTheURLToken(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	res := PostSlack(context.Background(), NewClient(true, time.Second), "http://"+addr+"/services/T000/B000/SECRETTOKEN?x=SECRETQUERY", []byte(`{"text":"x"}`))
+	res := PostSlack(context.Background(), netguard.NewClient(true, time.Second), "http://"+addr+"/services/T000/B000/SECRETTOKEN?x=SECRETQUERY", []byte(`{"text":"x"}`))
 	if res.Err == nil || strings.Contains(res.Err.Error(), "SECRET") {
 		t.Fatalf("error %v", res.Err)
 	}

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"earshot/internal/webhookverify"
 	"earshot/spike"
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 // TestSpikeDetectedDelivery: a burst found by the detector reaches, signed,
@@ -43,11 +45,11 @@ func TestSpikeDetectedDelivery(t *testing.T) {
 	alerts := newReceiver(t, nil)
 	hook := addWebhook(t, st, pid, spikes.URL, "spike.detected")
 	addWebhook(t, st, pid, mentionsOnly.URL, "mention.updated")
-	spikeAlert := &store.Alert{ProjectID: pid, Name: "Bursts", Active: true, Channel: "webhook", Target: alerts.URL + "/spike", Secret: NewSecret(),
+	spikeAlert := &store.Alert{ProjectID: pid, Name: "Bursts", Active: true, Channel: "webhook", Target: alerts.URL + "/spike", Secret: webhooksig.NewSecret(),
 		Filters: json.RawMessage(`{"monitor_id":"` + mon.ID + `"}`), Digest: "instant", Trigger: "spike"}
-	negOnly := &store.Alert{ProjectID: pid, Name: "Negative bursts", Active: true, Channel: "webhook", Target: alerts.URL + "/negative", Secret: NewSecret(),
+	negOnly := &store.Alert{ProjectID: pid, Name: "Negative bursts", Active: true, Channel: "webhook", Target: alerts.URL + "/negative", Secret: webhooksig.NewSecret(),
 		Filters: json.RawMessage(`{"sentiment":"negative"}`), Digest: "instant", Trigger: "spike"}
-	mentionAlert := &store.Alert{ProjectID: pid, Name: "Urgent", Active: true, MinUrgency: 0, Channel: "webhook", Target: alerts.URL + "/mention", Secret: NewSecret(),
+	mentionAlert := &store.Alert{ProjectID: pid, Name: "Urgent", Active: true, MinUrgency: 0, Channel: "webhook", Target: alerts.URL + "/mention", Secret: webhooksig.NewSecret(),
 		Filters: json.RawMessage(`{}`), Digest: "instant"}
 	emailAlert := &store.Alert{ProjectID: pid, Name: "Ops", Active: true, Channel: "email", Target: "ops@example.com",
 		Filters: json.RawMessage(`{}`), Digest: "instant", Trigger: "spike"}
@@ -105,7 +107,7 @@ func TestSpikeDetectedDelivery(t *testing.T) {
 	}
 
 	got := spikes.got()[0]
-	if !verifyHeader(t, hook.Secret, got.ID, got.Timestamp, got.Signature, got.Body, time.Now()) {
+	if !webhookverify.Header(t, hook.Secret, got.ID, got.Timestamp, got.Signature, got.Body, time.Now()) {
 		t.Fatalf("spike.detected delivery does not verify")
 	}
 	verifyNPM(t, []string{hook.Secret}, spikes.got())
@@ -127,7 +129,7 @@ func TestSpikeDetectedDelivery(t *testing.T) {
 	}
 
 	a := onPath("/spike")[0]
-	if !verifyHeader(t, spikeAlert.Secret, a.ID, a.Timestamp, a.Signature, a.Body, time.Now()) {
+	if !webhookverify.Header(t, spikeAlert.Secret, a.ID, a.Timestamp, a.Signature, a.Body, time.Now()) {
 		t.Fatalf("alert delivery %s does not verify (or went to the wrong alert)", a.Path)
 	}
 	var al struct {

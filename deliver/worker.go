@@ -15,7 +15,9 @@ import (
 	"unsafe"
 
 	"earshot/metrics"
+	"earshot/netguard"
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 // WorkerConfig is how the delivery worker runs; `earshot serve` fills it
@@ -30,7 +32,7 @@ type WorkerConfig struct {
 	SMTPURL string
 	// BaseURL is Earshot's public URL, for links in alerts.
 	BaseURL string
-	// Timeout bounds one attempt; 0 means DefaultTimeout (15 s).
+	// Timeout bounds one attempt; 0 means netguard.DefaultTimeout (15 s).
 	Timeout time.Duration
 	// Concurrency is how many webhooks and alerts are sent to at once (each
 	// one in order); 0 means 16.
@@ -104,7 +106,7 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 		cfg.Schedule = DefaultSchedule
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = netguard.DefaultTimeout
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = defaultConcurrency
@@ -124,7 +126,7 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 		st:      st,
 		cfg:     cfg,
 		log:     log.With("component", "deliver", "instance", cfg.InstanceID),
-		client:  NewClient(cfg.AllowPrivate, cfg.Timeout),
+		client:  netguard.NewClient(cfg.AllowPrivate, cfg.Timeout),
 		wake:    make(chan struct{}, 1),
 		writing: make(chan struct{}, 1),
 		now:     time.Now,
@@ -799,12 +801,12 @@ func (w *Worker) webhookSender(ctx context.Context, id string) (*runSender, erro
 	if !hook.Active {
 		return nil, nil
 	}
-	sg := &signer{}
+	sg := &webhooksig.Signer{}
 	return &runSender{send: func(ctx context.Context, j *store.Job) Result {
 		now := time.Now()
 		// The body is only read (signed, sent): no copy of the string.
 		body := unsafe.Slice(unsafe.StringData(j.Payload), len(j.Payload))
-		sig, err := sg.header(hook.Secrets(now), j.EventID, now, body)
+		sig, err := sg.Header(hook.Secrets(now), j.EventID, now, body)
 		return sendSigned(ctx, w.client, hook.URL, sig, err, j.EventID, body, now)
 	}}, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"earshot/metrics"
 	"earshot/store"
+	"earshot/webhooksig"
 )
 
 // fastSchedule retries quickly: three attempts in total.
@@ -51,7 +52,7 @@ func addWebhook(t *testing.T, st *store.Store, projectID, url string, events ...
 	if len(events) == 0 {
 		events = []string{"mention.created"}
 	}
-	h := &store.Webhook{ProjectID: projectID, URL: url, Events: events, Active: true, Secret: NewSecret()}
+	h := &store.Webhook{ProjectID: projectID, URL: url, Events: events, Active: true, Secret: webhooksig.NewSecret()}
 	if err := st.CreateWebhook(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}
@@ -639,7 +640,7 @@ func TestWorkerRotationSignsWithBothSecrets(t *testing.T) {
 	hook := addWebhook(t, st, pid, rc.URL)
 	old := hook.Secret
 	until := store.FormatTime(time.Now().Add(24 * time.Hour))
-	hook.PreviousSecret, hook.PreviousSecretUntil, hook.Secret = old, &until, NewSecret()
+	hook.PreviousSecret, hook.PreviousSecretUntil, hook.Secret = old, &until, webhooksig.NewSecret()
 	if err := st.SaveWebhook(context.Background(), hook); err != nil {
 		t.Fatal(err)
 	}

@@ -470,7 +470,7 @@ func TestLoginRateLimited(t *testing.T) {
 }
 
 // TestWebhookSSRFGuard: the REST binding refuses private and metadata
-// targets for webhooks and webhook/slack alerts (CONTRACT §8).
+// targets for webhooks and webhook/slack alerts (docs/decisions.md#webhooks).
 func TestWebhookSSRFGuard(t *testing.T) {
 	e := newEnv(t)
 	e.svc.Config.AllowPrivateWebhooks = false

@@ -54,7 +54,7 @@ func TestRequestHygiene(t *testing.T) {
 	e.do("GET", "/api/v1/mentions?search=%ff", e.keyA, nil).expect(400, "VALIDATION_ERROR")
 	e.do("POST", "/api/v1/monitors", e.keyA, []byte("{\"name\":\"\xff\xfe\",\"keywords\":[\"a\"]}")).expect(400, "VALIDATION_ERROR")
 
-	// OPTIONS carries the contract's headers; HEAD answers like GET, no body.
+	// OPTIONS carries the documented headers (docs/decisions.md#errors); HEAD answers like GET, no body.
 	req, _ := http.NewRequest("OPTIONS", e.http.URL+"/api/v1/monitors", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -139,7 +139,7 @@ func TestMCPHTTPTransportRules(t *testing.T) {
 		t.Errorf("X-Request-Id %q not in the answer %s", id, body)
 	}
 
-	// Over the size limit: the contract's 400 VALIDATION_ERROR JSON.
+	// Over the size limit: the documented 400 VALIDATION_ERROR JSON.
 	big := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_monitors","arguments":{"x":"` + strings.Repeat("a", 2<<20) + `"}}}`)
 	resp, body = mcpPost(t, e.http.URL, e.key, big)
 	var env struct{ Error struct{ Code string } }

@@ -100,7 +100,8 @@ func NewMCPServer(svc *capability.Service, opts MCPOptions) *mcp.Server {
 	return srv
 }
 
-// idempotencyKeyArg is the extra argument of write tools (CONTRACT §4).
+// idempotencyKeyArg is the extra argument of write tools
+// (docs/decisions.md#idempotency).
 const idempotencyKeyArg = "idempotency_key"
 
 // mcpTool is the tool definition of c.
@@ -243,7 +244,7 @@ func (b *mcpBinding) errorResult(c *capability.Capability, id string, e *capabil
 }
 
 // errorResultReplayed is errorResult for an error that may be a replayed
-// stored answer (CONTRACT §4: its meta says so).
+// stored answer (docs/decisions.md#idempotency: its meta says so).
 func (b *mcpBinding) errorResultReplayed(c *capability.Capability, id string, e *capability.Error, replayed bool) *mcp.CallToolResult {
 	return jsonResult(map[string]any{
 		"error": e,

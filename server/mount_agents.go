@@ -62,7 +62,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	}
 	calls := 1
 	if r.Method == http.MethodPost {
-		// The contract's 400 for a body over the limit, as on REST (the
+		// The documented 400 for a body over the limit, as on REST (the
 		// SDK would answer 413 in plain text).
 		body, apiErr := s.readBody(w, r)
 		if apiErr == nil {
@@ -140,7 +140,7 @@ func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 
 // writeRPCParseError answers a /mcp body the strict decoder refused with a
 // JSON-RPC 2.0 parse error (-32700, id null: the id cannot be trusted),
-// HTTP 400, the message led by the contract's error code as on stdio.
+// HTTP 400, the message led by the error code as on stdio.
 func (s *Server) writeRPCParseError(w http.ResponseWriter, id string, e *capability.Error) {
 	s.setHeaders(w, id)
 	data := map[string]any{"code": e.Code, "request_id": id}

@@ -14,9 +14,10 @@ import (
 )
 
 // The OpenAPI 3.1 description of the REST API, generated from the catalogue
-// (CONTRACT §10): one operation per capability, operationId = its name.
+// (docs/decisions.md#openapi): one operation per capability, operationId = its
+// name.
 
-// errorStatuses are declared on every operation (CONTRACT §3).
+// errorStatuses are declared on every operation (docs/decisions.md#errors).
 var errorStatuses = []struct {
 	Status, Codes, Description string
 }{
@@ -297,7 +298,7 @@ func openAPIResponses(c *capability.Capability) map[string]any {
 	return out
 }
 
-// okResponse is a 200 with the contract's headers and, for data, the
+// okResponse is a 200 with the documented headers and, for data, the
 // {data, meta} envelope around it.
 func okResponse(data map[string]any) map[string]any {
 	ok := map[string]any{

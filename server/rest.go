@@ -226,7 +226,7 @@ func queryValue(f capability.Field, vals []string) (json.RawMessage, *capability
 }
 
 // readBody reads a request body up to the size limit; a larger one is the
-// contract's 400 (REST and /mcp alike).
+// documented 400 (docs/decisions.md#errors; REST and /mcp alike).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *capability.Error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodySize))
 	if err != nil {

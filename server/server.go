@@ -98,7 +98,7 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 		s.writeError(w, req, newRequestID(), "", e)
 	})
 	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		// httprouter has set Allow; the contract's headers go on every response.
+		// httprouter has set Allow; the documented headers go on every response.
 		s.setHeaders(w, newRequestID())
 		w.WriteHeader(http.StatusNoContent)
 	})
@@ -201,7 +201,7 @@ type errorMeta struct {
 	Capability string `json:"capability"`
 	RequestID  string `json:"requestId"`
 	// IdempotencyReplayed is set on a replayed stored error (402, 404,
-	// 409 CONFLICT), as on a replayed success (CONTRACT §4).
+	// 409 CONFLICT), as on a replayed success (docs/decisions.md#idempotency).
 	IdempotencyReplayed bool   `json:"idempotencyReplayed,omitempty"`
 	Docs                string `json:"docs"`
 }

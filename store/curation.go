@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// The public page is the brand's wall, curated (CONTRACT §9). Each mention
-// has a public_visibility: auto (the wall's rule decides), featured (always
-// shown, first) or hidden (never shown).
+// The public page is the brand's wall, curated (docs/decisions.md#public-page).
+// Each mention has a public_visibility: auto (the wall's rule decides),
+// featured (always shown, first) or hidden (never shown).
 const (
 	VisibilityAuto     = "auto"
 	VisibilityFeatured = "featured"
@@ -33,12 +33,12 @@ type MentionChange struct {
 	PublicVisibility string
 }
 
-// UpdateMention applies a triage change in one transaction. Only a status
-// that really changes records mention.updated (CONTRACT §8: the event means
-// the status changed), carrying the whole new record; public_visibility is
-// an editorial choice about the public page, not a triage step, so it fires
-// no event of its own. Any real change bumps updated_at; a change to the
-// values the mention already has changes nothing.
+// UpdateMention applies a triage change in one transaction. Only a status that
+// really changes records mention.updated (docs/decisions.md#webhooks: the event
+// means the status changed), carrying the whole new record; public_visibility
+// is an editorial choice about the public page, not a triage step, so it fires
+// no event of its own. Any real change bumps updated_at; a change to the values
+// the mention already has changes nothing.
 func (s *Store) UpdateMention(ctx context.Context, projectID, id string, ch MentionChange) (*Mention, error) {
 	var out *Mention
 	err := s.tx(ctx, func(tx *sql.Tx) error {

@@ -33,8 +33,9 @@ func NewEvent(projectID, typ string, data any) (*Event, error) {
 }
 
 // insertEvent writes ev into the outbox inside tx. The payload stored is the
-// exact JSON body webhooks receive (CONTRACT §8), except for events made by
-// newMentionRefEvent, whose data the fan-out fills from the mention row.
+// exact JSON body webhooks receive (docs/decisions.md#webhooks), except for
+// events made by newMentionRefEvent, whose data the fan-out fills from the
+// mention row.
 func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
 	return insertEventStmt(ctx, tx, nil, ev)
 }

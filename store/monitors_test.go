@@ -36,7 +36,8 @@ func TestRestartCollection(t *testing.T) {
 }
 
 // TestMentionCreatedEventBody: the outbox keeps a reference, and the fan-out
-// sees the CONTRACT §8 body with the full mention record.
+// sees the webhook body (docs/decisions.md#webhooks) with the full mention
+// record.
 func TestMentionCreatedEventBody(t *testing.T) {
 	st := openTest(t)
 	ctx := context.Background()

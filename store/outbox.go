@@ -16,7 +16,8 @@ import (
 // head of each target's queue (ClaimRun, or in the fan-out itself with a
 // Handoff), sends without holding the writer, and records the outcome
 // (RecordAttempts). Transactions here write at most a few hundred small
-// rows, so the worker never keeps ingestion waiting long.
+// rows, so the worker never keeps ingestion waiting long. Who may send a
+// queue's next deliveries, and until when, is the lease policy in lease.go.
 
 // OutboxEvent is an event not yet fanned out.
 type OutboxEvent struct {
@@ -136,208 +137,37 @@ const dispatchRows = 256
 // insertRows bounds the rows of one INSERT statement.
 const insertRows = 256
 
-// dispatch writes one transaction: one statement marks the events (and
-// writes back the bodies completed from their mention), multi-row ones
-// insert the webhook deliveries. Statements cost more than rows here. At
-// most dispatchRows events (and rows) keep the statements far below
-// SQLite's 32766 variables.
+// dispatch writes one fan-out transaction, in named steps: claim the events
+// (one statement marks them dispatched and writes back the bodies completed
+// from their mention), look up the webhooks that still exist, let the
+// caller take some of them (hand-off), insert the webhook deliveries in
+// multi-row statements, and queue the alert notifications. Statements cost
+// more than rows here. At most dispatchRows events (and rows) keep the
+// statements far below SQLite's 32766 variables. The taken deliveries reach
+// the caller once the transaction has committed.
 func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt time.Time, h *Handoff) (int, error) {
 	n := 0
 	t, first := now(), FormatTime(firstAttempt)
 	var taken map[string][]*Job
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		n, taken = 0, map[string][]*Job{}
-		// Events another instance dispatched meanwhile are not returned.
-		var q strings.Builder
-		args := make([]any, 0, 2*len(fanouts))
-		q.WriteString(`UPDATE events SET dispatched = 1, payload = COALESCE(v.column2, events.payload) FROM (VALUES `)
-		for i, f := range fanouts {
-			if i > 0 {
-				q.WriteByte(',')
-			}
-			q.WriteString(`(?,?)`)
-			var body any
-			if f.Event.completed {
-				// Deliveries read the body from the event from now on.
-				body = f.Event.Payload
-			}
-			args = append(args, f.Event.Seq, body)
-		}
-		q.WriteString(`) AS v WHERE events.seq = v.column1 AND events.dispatched = 0 RETURNING events.seq`)
-		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		f := &fanoutTx{ctx: ctx, tx: tx, h: h, now: t, first: first, taken: map[string][]*Job{}}
+		n, taken = 0, f.taken
+		live, err := f.claimEvents(fanouts)
 		if err != nil {
 			return err
 		}
-		marked := make(map[int64]bool, len(fanouts))
-		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
-				rows.Close()
-				return err
-			}
-			marked[seq] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		n = len(marked)
+		n = len(f.marked)
 		if n == 0 {
 			return nil
 		}
-		// The webhooks that still exist (one may have been deleted since
-		// the fan-out was planned), with their projects.
-		hooks := map[string]string{}
-		args = args[:0]
-		for _, f := range fanouts {
-			if !marked[f.Event.Seq] {
-				continue
-			}
-			for _, id := range f.WebhookIDs {
-				if _, ok := hooks[id]; !ok {
-					hooks[id] = ""
-					args = append(args, id)
-				}
-			}
-		}
-		// With the last pending delivery of each, to know which webhooks
-		// the caller takes.
-		take := map[string]bool{}
-		if len(args) > 0 {
-			rows, err := tx.QueryContext(ctx, `SELECT id, project_id, COALESCE((SELECT d.seq FROM deliveries d
-					WHERE d.webhook_id = webhooks.id AND d.status = 'pending' ORDER BY d.seq DESC LIMIT 1), 0)
-				FROM webhooks WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
-			if err != nil {
-				return err
-			}
-			last := map[string]int64{}
-			for rows.Next() {
-				var id, pid string
-				var seq int64
-				if err := rows.Scan(&id, &pid, &seq); err != nil {
-					rows.Close()
-					return err
-				}
-				hooks[id], last[id] = pid, seq
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if h != nil {
-				for id, pid := range hooks {
-					if pid != "" && h.Take(id, last[id]) {
-						take[id] = true
-					}
-				}
-			}
-		}
-		// Multi-row inserts, in event order (seq order is the order per
-		// webhook). payload '' means the event's body (see 050). The first
-		// delivery of a taken webhook carries the lease.
-		var owner, until any
-		if h != nil {
-			owner, until = h.Owner, FormatTime(h.Until)
-		}
-		leased := map[string]bool{}
-		var jobs map[string]*Job // by delivery id, taken ones
-		rowsN := 0
-		args = args[:0]
-		insert := func() error {
-			if rowsN == 0 {
-				return nil
-			}
-			q.Reset()
-			q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, lease_owner, lease_until, created_at, updated_at) VALUES `)
-			for i := range rowsN {
-				if i > 0 {
-					q.WriteByte(',')
-				}
-				q.WriteString(`(?,?,?,?,?,?,'',?,?,?,?,?)`)
-			}
-			defer func() { rowsN, args = 0, args[:0] }()
-			if len(jobs) == 0 {
-				_, err := tx.ExecContext(ctx, q.String(), args...)
-				return err
-			}
-			// The seqs of the taken ones (RETURNING order is not promised,
-			// ids are).
-			q.WriteString(` RETURNING id, seq`)
-			rows, err := tx.QueryContext(ctx, q.String(), args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id string
-				var seq int64
-				if err := rows.Scan(&id, &seq); err != nil {
-					return err
-				}
-				if j := jobs[id]; j != nil {
-					j.Seq = seq
-				}
-			}
-			return rows.Err()
-		}
-		for _, f := range fanouts {
-			ev := f.Event
-			if !marked[ev.Seq] {
-				continue
-			}
-			for _, wid := range f.WebhookIDs {
-				pid := hooks[wid]
-				if pid == "" {
-					continue
-				}
-				id := newDeliveryID()
-				var o, u any
-				if take[wid] {
-					if !leased[wid] {
-						leased[wid] = true
-						o, u = owner, until
-					}
-					if jobs == nil {
-						jobs = map[string]*Job{}
-					}
-					j := &Job{ID: id, TargetID: wid, ProjectID: pid, EventID: ev.ID, EventType: ev.Type, Payload: ev.Payload,
-						EventAt: ev.CreatedAt, CreatedAt: t}
-					jobs[id] = j
-					taken[wid] = append(taken[wid], j)
-				}
-				args = append(args, id, wid, pid, ev.ID, ev.Type, ev.Seq, first, o, u, t, t)
-				// Statements stay far below SQLite's 32766 variables, even
-				// for an event going to thousands of webhooks.
-				if rowsN++; rowsN == insertRows {
-					if err := insert(); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if err := insert(); err != nil {
+		if err := f.readWebhooks(live); err != nil {
 			return err
 		}
-		for _, f := range fanouts {
-			ev := f.Event
-			if !marked[ev.Seq] {
-				continue
-			}
-			for _, a := range f.Alerts {
-				if a.Digest {
-					_, err = tx.ExecContext(ctx, `INSERT INTO alert_digest_items(alert_id, event_id, mention, created_at)
-						SELECT id, ?, ?, ? FROM alerts WHERE id = ?`, ev.ID, string(a.Mention), ev.CreatedAt, a.AlertID)
-				} else {
-					_, err = tx.ExecContext(ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
-						SELECT ?, id, project_id, 'instant', ?, ?, ?, ?, ?, ? FROM alerts WHERE id = ?`,
-						newDeliveryID(), toJSON([]string{ev.ID}), "["+string(a.Mention)+"]", ev.CreatedAt, first, t, t, a.AlertID)
-				}
-				if err != nil {
-					return err
-				}
-			}
+		f.handOff()
+		if err := f.insertDeliveries(live); err != nil {
+			return err
 		}
-		return nil
+		return f.insertNotices(live)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("dispatch events: %w", err)
@@ -346,6 +176,244 @@ func (s *Store) dispatch(ctx context.Context, fanouts []Fanout, firstAttempt tim
 		h.Taken(wid, jobs)
 	}
 	return n, nil
+}
+
+// fanoutTx is one fan-out transaction in the making: what each step of
+// dispatch learns for the next.
+type fanoutTx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	h     *Handoff // nil: nothing is handed off
+	now   string   // created_at and updated_at of the new rows
+	first string   // next_attempt_at of the new rows
+
+	marked map[int64]bool    // the events this transaction dispatches
+	hooks  map[string]string // webhook id → project id; "" when deleted since the fan-out was planned
+	last   map[string]int64  // webhook id → seq of its last pending delivery (0: none)
+	take   map[string]bool   // the webhooks the caller takes (hand-off)
+	taken  map[string][]*Job // the taken deliveries, per webhook, in order
+}
+
+// claimEvents marks the events of fanouts dispatched and returns the
+// fan-outs whose event it marked, in order. Events another instance
+// dispatched meanwhile are not returned, so no delivery is created twice.
+func (f *fanoutTx) claimEvents(fanouts []Fanout) ([]Fanout, error) {
+	var q strings.Builder
+	args := make([]any, 0, 2*len(fanouts))
+	q.WriteString(`UPDATE events SET dispatched = 1, payload = COALESCE(v.column2, events.payload) FROM (VALUES `)
+	for i, fo := range fanouts {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(`(?,?)`)
+		var body any
+		if fo.Event.completed {
+			// Deliveries read the body from the event from now on.
+			body = fo.Event.Payload
+		}
+		args = append(args, fo.Event.Seq, body)
+	}
+	q.WriteString(`) AS v WHERE events.seq = v.column1 AND events.dispatched = 0 RETURNING events.seq`)
+	rows, err := f.tx.QueryContext(f.ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	f.marked = make(map[int64]bool, len(fanouts))
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f.marked[seq] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var live []Fanout
+	for _, fo := range fanouts {
+		if f.marked[fo.Event.Seq] {
+			live = append(live, fo)
+		}
+	}
+	return live, nil
+}
+
+// readWebhooks finds which webhooks of the claimed fan-outs still exist
+// (one may have been deleted since the fan-out was planned), with their
+// projects and the last pending delivery of each, which tells the hand-off
+// whether the caller holds everything queued before.
+func (f *fanoutTx) readWebhooks(live []Fanout) error {
+	f.hooks, f.last = map[string]string{}, map[string]int64{}
+	var args []any
+	for _, fo := range live {
+		for _, id := range fo.WebhookIDs {
+			if _, ok := f.hooks[id]; !ok {
+				f.hooks[id] = ""
+				args = append(args, id)
+			}
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	rows, err := f.tx.QueryContext(f.ctx, `SELECT id, project_id, COALESCE((SELECT d.seq FROM deliveries d
+			WHERE d.webhook_id = webhooks.id AND d.status = 'pending' ORDER BY d.seq DESC LIMIT 1), 0)
+		FROM webhooks WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, pid string
+		var seq int64
+		if err := rows.Scan(&id, &pid, &seq); err != nil {
+			rows.Close()
+			return err
+		}
+		f.hooks[id], f.last[id] = pid, seq
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// handOff asks the caller, for each webhook that gets deliveries, whether
+// it takes them (see Handoff).
+func (f *fanoutTx) handOff() {
+	f.take = map[string]bool{}
+	if f.h == nil {
+		return
+	}
+	for id, pid := range f.hooks {
+		if pid != "" && f.h.Take(id, f.last[id]) {
+			f.take[id] = true
+		}
+	}
+}
+
+// insertDeliveries writes one delivery per live webhook of each claimed
+// event, in event order (seq order is the order per webhook). An empty payload
+// means the event's body (see 050). The first delivery of a taken webhook
+// carries the hand-off's lease (handoffLease) and every taken delivery is
+// kept for the caller.
+func (f *fanoutTx) insertDeliveries(live []Fanout) error {
+	ins := &deliveryInsert{ctx: f.ctx, tx: f.tx}
+	leased := map[string]bool{}
+	for _, fo := range live {
+		ev := fo.Event
+		for _, wid := range fo.WebhookIDs {
+			pid := f.hooks[wid]
+			if pid == "" {
+				continue
+			}
+			id := newDeliveryID()
+			var owner, until any
+			var job *Job
+			if f.take[wid] {
+				if !leased[wid] {
+					leased[wid] = true
+					owner, until = handoffLease(f.h)
+				}
+				job = &Job{ID: id, TargetID: wid, ProjectID: pid, EventID: ev.ID, EventType: ev.Type, Payload: ev.Payload,
+					EventAt: ev.CreatedAt, CreatedAt: f.now}
+				f.taken[wid] = append(f.taken[wid], job)
+			}
+			if err := ins.add(job, id, wid, pid, ev.ID, ev.Type, ev.Seq, f.first, owner, until, f.now, f.now); err != nil {
+				return err
+			}
+		}
+	}
+	return ins.flush()
+}
+
+// insertNotices queues each claimed event's alert notifications: an item
+// of the alert's next digest, or an instant notification. An alert deleted
+// since the fan-out was planned gets nothing.
+func (f *fanoutTx) insertNotices(live []Fanout) error {
+	for _, fo := range live {
+		ev := fo.Event
+		for _, a := range fo.Alerts {
+			var err error
+			if a.Digest {
+				_, err = f.tx.ExecContext(f.ctx, `INSERT INTO alert_digest_items(alert_id, event_id, mention, created_at)
+					SELECT id, ?, ?, ? FROM alerts WHERE id = ?`, ev.ID, string(a.Mention), ev.CreatedAt, a.AlertID)
+			} else {
+				_, err = f.tx.ExecContext(f.ctx, `INSERT INTO alert_deliveries(id, alert_id, project_id, kind, event_ids, payload, first_event_at, next_attempt_at, created_at, updated_at)
+					SELECT ?, id, project_id, 'instant', ?, ?, ?, ?, ?, ? FROM alerts WHERE id = ?`,
+					newDeliveryID(), toJSON([]string{ev.ID}), "["+string(a.Mention)+"]", ev.CreatedAt, f.first, f.now, f.now, a.AlertID)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deliveryInsert batches new webhook deliveries into multi-row INSERTs of
+// at most insertRows rows, so statements stay far below SQLite's 32766
+// variables even for an event going to thousands of webhooks.
+type deliveryInsert struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	args []any
+	rows int
+	jobs map[string]*Job // the taken deliveries by id, whose seq is read back
+}
+
+// add queues one row (the columns of flush's INSERT, in order); job, when
+// not nil, is the taken delivery the row is, and gets its seq.
+func (b *deliveryInsert) add(job *Job, row ...any) error {
+	if job != nil {
+		if b.jobs == nil {
+			b.jobs = map[string]*Job{}
+		}
+		b.jobs[job.ID] = job
+	}
+	b.args = append(b.args, row...)
+	if b.rows++; b.rows == insertRows {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush writes the queued rows.
+func (b *deliveryInsert) flush() error {
+	if b.rows == 0 {
+		return nil
+	}
+	defer func() { b.rows, b.args = 0, b.args[:0] }()
+	var q strings.Builder
+	q.WriteString(`INSERT INTO deliveries(id, webhook_id, project_id, event_id, event_type, event_seq, payload, next_attempt_at, lease_owner, lease_until, created_at, updated_at) VALUES `)
+	for i := range b.rows {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(`(?,?,?,?,?,?,'',?,?,?,?,?)`)
+	}
+	if len(b.jobs) == 0 {
+		_, err := b.tx.ExecContext(b.ctx, q.String(), b.args...)
+		return err
+	}
+	// The seqs of the taken ones (RETURNING order is not promised, ids
+	// are).
+	q.WriteString(` RETURNING id, seq`)
+	rows, err := b.tx.QueryContext(b.ctx, q.String(), b.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			return err
+		}
+		if j := b.jobs[id]; j != nil {
+			j.Seq = seq
+		}
+	}
+	return rows.Err()
 }
 
 // newDeliveryID is a time-ordered UUID (v7). Deliveries are written ten a
@@ -445,216 +513,6 @@ type Job struct {
 	Replay    bool
 	EventAt   string // when the (oldest) event was recorded; a replay's own creation
 	CreatedAt string
-}
-
-// ClaimRun returns up to limit consecutive deliveries from the head of
-// target's pending queue that are due at now, and leases the head to owner
-// until leaseUntil. It returns none when the head is not available (not
-// due, or leased by someone else). Only the head carries the lease: since
-// nothing behind a pending head is ever sent, the head's lease covers the
-// whole queue, and RecordAttempts moves it along as the run progresses.
-// That keeps a claim to one row write however long the run.
-func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, now, leaseUntil time.Time, limit int) ([]*Job, error) {
-	q := o.sql()
-	nowS := FormatTime(now)
-	// Read on a reader connection: the writer is only needed for the one
-	// conditional update below, which also rejects a stale read.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE d.`+q.target+` = ? AND d.status = 'pending'
-		AND EXISTS (SELECT 1 FROM `+q.parent+` p WHERE p.id = d.`+q.target+` AND p.active = 1)
-		ORDER BY d.seq LIMIT ?`, targetID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
-	}
-	defer rows.Close()
-	var jobs []*Job
-	for rows.Next() {
-		var j Job
-		var next, lease sql.NullString
-		if err := rows.Scan(&j.Seq, &j.ID, &j.TargetID, &j.ProjectID, &j.EventID, &j.EventType, &j.Payload, &j.Attempts, &j.Replay,
-			&j.EventAt, &j.CreatedAt, &next, &lease); err != nil {
-			return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
-		}
-		if next.String > nowS || (lease.Valid && lease.String > nowS) {
-			break
-		}
-		jobs = append(jobs, &j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
-	}
-	rows.Close()
-	if len(jobs) == 0 {
-		return nil, nil
-	}
-	// The head is still pending, due and free, and still the head (only
-	// later deliveries are ever added), or someone else got there first.
-	res, err := s.w.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = ?, lease_until = ?
-		WHERE seq = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-		AND NOT EXISTS (SELECT 1 FROM `+q.table+` e WHERE e.`+q.target+` = ? AND e.status = 'pending' AND e.seq < ?)`,
-		owner, FormatTime(leaseUntil), jobs[0].Seq, nowS, nowS, targetID, jobs[0].Seq)
-	if err != nil {
-		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, nil
-	}
-	return jobs, nil
-}
-
-// Attempt is the outcome of one send, as the delivery log records it.
-type Attempt struct {
-	Seq           int64
-	Status        string // delivered, pending (retry at NextAttemptAt) or failed
-	StatusCode    int    // 0: no response
-	Response      string
-	Error         string
-	NextAttemptAt time.Time
-	At            time.Time
-}
-
-// Lease is a lease to take on (or keep) a delivery.
-type Lease struct {
-	Seq   int64
-	Until time.Time
-}
-
-// Record is a batch of outcomes of one queue, and where its lease goes.
-type Record struct {
-	Outbox   Outbox
-	Attempts []Attempt
-	// Next, when the run goes on, is the delivery that becomes the head and
-	// takes over owner's lease.
-	Next *Lease
-}
-
-// RecordAttempts stores outcomes and clears their leases, and moves each
-// record's lease to its Next, all in one transaction (the worker groups
-// the batches of every queue it sends to into one commit). A success is
-// recorded even if the lease was lost meanwhile (the receiver has the
-// event); a retry or failure only while owner still holds the lease, so a
-// slow instance cannot undo another's progress.
-func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	const set = ` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
-		last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE seq = ? AND status = 'pending'`
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		// Prepared once per transaction: parsing costs more than an update.
-		stmts := map[string]*sql.Stmt{}
-		defer func() {
-			for _, st := range stmts {
-				st.Close()
-			}
-		}()
-		exec := func(q string, args ...any) error {
-			st, ok := stmts[q]
-			if !ok {
-				var err error
-				if st, err = tx.PrepareContext(ctx, q); err != nil {
-					return err
-				}
-				stmts[q] = st
-			}
-			_, err := st.ExecContext(ctx, args...)
-			return err
-		}
-		// Successes first, one statement per queue: nothing they do
-		// depends on leases (a success is always recorded), and a lease
-		// moved onto a delivery recorded as delivered does nothing.
-		for _, o := range []Outbox{WebhookOutbox, AlertOutbox} {
-			table := o.sql().table
-			var q strings.Builder
-			var args []any
-			flush := func() error {
-				if len(args) == 0 {
-					return nil
-				}
-				_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'delivered', attempts = attempts + 1, last_status_code = v.column2,
-					last_response = v.column3, last_error = v.column4, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = v.column5
-					FROM (VALUES `+q.String()+`) AS v WHERE `+table+`.seq = v.column1 AND `+table+`.status = 'pending'`, args...)
-				q.Reset()
-				args = args[:0]
-				return err
-			}
-			for _, r := range recs {
-				if r.Outbox != o {
-					continue
-				}
-				for _, a := range r.Attempts {
-					if a.Status != "delivered" {
-						continue
-					}
-					if len(args) > 0 {
-						q.WriteByte(',')
-					}
-					q.WriteString(`(?,?,?,?,?)`)
-					var code any
-					if a.StatusCode != 0 {
-						code = a.StatusCode
-					}
-					args = append(args, a.Seq, code, a.Response, a.Error, FormatTime(a.At))
-					if len(args) >= 5*insertRows {
-						if err := flush(); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		// Then, in order, retries and failures (only under our lease) and
-		// where each lease goes.
-		for _, r := range recs {
-			table := r.Outbox.sql().table
-			for _, a := range r.Attempts {
-				if a.Status == "delivered" {
-					continue
-				}
-				var code, next any
-				if a.StatusCode != 0 {
-					code = a.StatusCode
-				}
-				if a.Status == "pending" {
-					next = FormatTime(a.NextAttemptAt)
-				}
-				if err := exec(`UPDATE `+table+set+` AND lease_owner = ?`, a.Status, code, a.Response, a.Error, next, FormatTime(a.At), a.Seq, owner); err != nil {
-					return err
-				}
-			}
-			if r.Next != nil {
-				if err := exec(`UPDATE `+table+` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`,
-					owner, FormatTime(r.Next.Until), r.Next.Seq); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("record delivery attempts: %w", err)
-	}
-	return nil
-}
-
-// ReleaseLeases gives back leased deliveries that were not attempted.
-func (s *Store) ReleaseLeases(ctx context.Context, o Outbox, owner string, seqs []int64) error {
-	if len(seqs) == 0 {
-		return nil
-	}
-	q := o.sql()
-	args := []any{owner}
-	for _, s := range seqs {
-		args = append(args, s)
-	}
-	_, err := s.w.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = NULL, lease_until = NULL
-		WHERE lease_owner = ? AND seq IN (?`+strings.Repeat(",?", len(seqs)-1)+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("release %s leases: %w", o, err)
-	}
-	return nil
 }
 
 // DisableWebhook turns a webhook off with a reason (a receiver answered 410).

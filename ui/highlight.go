@@ -15,7 +15,7 @@ import (
 // highlight escapes text and wraps each match in <mark>: the search term
 // as a case-insensitive substring (as list_mentions' search matches), each
 // keyword only where it occurs as a keyword matches (no letter or digit
-// glued on either side, CONTRACT §6).
+// glued on either side, docs/decisions.md#monitors).
 func highlight(text, search string, keywords []string) template.HTML {
 	type span struct{ a, b int }
 	var spans []span

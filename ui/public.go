@@ -28,8 +28,8 @@ type publicData struct {
 	Public      bool
 }
 
-// publicPage is /p/{slug}: the project's curated wall (capability
-// PublicWall, CONTRACT §9): the mentions an editor featured, then
+// publicPage is /p/{slug}: the project's curated wall (capability PublicWall,
+// docs/decisions.md#public-page): the mentions an editor featured, then
 // testimonials, then other relevant mentions that are neither negative nor
 // misinformation. 404 when the page is off or the project archived.
 func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {

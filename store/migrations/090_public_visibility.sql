@@ -1,4 +1,4 @@
--- The public page is curated (CONTRACT §9): each mention is shown by the
+-- The public page is curated (docs/decisions.md#public-page): each mention is shown by the
 -- wall's rule (auto), always (featured) or never (hidden). Adding a column
 -- with a constant default rewrites no row. The capability validates the
 -- three values (a CHECK added here would be tested against every existing

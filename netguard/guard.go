@@ -1,4 +1,9 @@
-package deliver
+// Package netguard decides which addresses Earshot's outbound HTTP may
+// reach: the SSRF guard for webhook, Slack and user-supplied fetch URLs
+// (checked when saved, and again at connect time by NewClient's dialer),
+// and the loopback-only switch that keeps tests hermetic. Delivery and the
+// collectors both use it; it depends on neither.
+package netguard
 
 import (
 	"context"
@@ -15,7 +20,8 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds one delivery attempt (CONTRACT §8).
+// DefaultTimeout bounds one request of a NewClient client when the caller
+// gives none; it is also the default of one delivery attempt.
 const DefaultTimeout = 15 * time.Second
 
 // resolveTimeout bounds the DNS lookup ValidateURL does at create/update.

@@ -2,27 +2,18 @@ package collect
 
 import (
 	"context"
-	"io/fs"
-	"net/http"
 	"net/http/httptest"
-	"os"
+	"slices"
 	"testing"
 	"time"
+
+	"earshot/internal/replay"
 )
 
-// TestDemoReplayB runs each real collector against its demo replay handler,
-// mounted under /<source> as `earshot demo` mounts it.
-func TestDemoReplayB(t *testing.T) {
-	fsys, err := fs.Sub(os.DirFS("testdata"), "demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	handlers := demoReplayB(fsys)
-	mux := http.NewServeMux()
-	for name, h := range handlers {
-		mux.Handle("/"+name+"/", http.StripPrefix("/"+name, h))
-	}
-	srv := httptest.NewServer(mux)
+// TestReplaySearchAPIs runs the real hn, reddit, youtube and x collectors
+// against the demo replay server.
+func TestReplaySearchAPIs(t *testing.T) {
+	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
 
 	collectors := []Collector{
@@ -35,7 +26,7 @@ func TestDemoReplayB(t *testing.T) {
 	rule := Compile(Rule{Keywords: []string{"acme", "globex"}})
 	for _, c := range collectors {
 		t.Run(c.Source(), func(t *testing.T) {
-			if _, ok := handlers[c.Source()]; !ok {
+			if !slices.Contains(replay.Sources(), c.Source()) {
 				t.Fatalf("no demo handler for %s", c.Source())
 			}
 			q := Query{Keywords: []string{"acme", "globex"}, Since: time.Now().Add(-5 * 24 * time.Hour)}

@@ -1,44 +1,39 @@
-package collect
+// Package replay is the demo replay server: `earshot demo` (and serve with
+// EARSHOT_REPLAY=1, and the collector tests) point every collector at it
+// (see collect.DemoConfig), so the real collector code reads recorded platform
+// responses with no network and no credentials. The recordings live in
+// recorded/<source>/, in each platform's own response shape; the handlers
+// answer the real API paths with the real parameters applied, and shift
+// every timestamp so the newest post of each source is minutes old.
+package replay
 
 import (
 	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// The demo replay server: `earshot demo` points every collector at it (see
-// DemoEnv), so the real collector code reads recorded platform responses
-// with no network and no credentials.
-
-//go:embed testdata/demo
+//go:embed recorded
 var demoFiles embed.FS
 
 // demoNewestAge is how long ago the newest demo post appears to be.
 const demoNewestAge = 10 * time.Minute
 
-// NewReplayHandler serves the recorded demo responses under
+// NewHandler serves the recorded demo responses under
 // /<source>/..., one handler per source, with every timestamp shifted so the
 // newest post of each source is about ten minutes old.
-func NewReplayHandler() http.Handler {
-	fsys, err := fs.Sub(demoFiles, "testdata/demo")
-	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
-	}
-	handlers := demoHandlersC(fsys)
-	for name, h := range demoReplayB(fsys) { // hn, reddit, youtube, x: demo_b.go
-		handlers[name] = h
-	}
-	for name, h := range demoReplaySocial(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) { // bluesky, mastodon
-		handlers[name] = h
-	}
+func NewHandler() http.Handler {
+	handlers := sourceHandlers()
 	mux := http.NewServeMux()
 	for name, h := range handlers {
 		mux.Handle("/"+name+"/", http.StripPrefix("/"+name, h))
@@ -46,17 +41,38 @@ func NewReplayHandler() http.Handler {
 	return mux
 }
 
-// DemoFeedURLs are the feed_urls of the demo monitors: feeds on the replay
+// Sources lists the sources the replay server answers for, sorted.
+func Sources() []string {
+	return slices.Sorted(maps.Keys(sourceHandlers()))
+}
+
+// sourceHandlers returns one handler per source, keyed by source name.
+func sourceHandlers() map[string]http.Handler {
+	fsys, err := fs.Sub(demoFiles, "recorded")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	handlers := feedHandlers(fsys)
+	for name, h := range searchHandlers(fsys) { // hn, reddit, youtube, x: search_apis.go
+		handlers[name] = h
+	}
+	for name, h := range socialHandlers(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) { // bluesky, mastodon
+		handlers[name] = h
+	}
+	return handlers
+}
+
+// FeedURLs are the feed_urls of the demo monitors: feeds on the replay
 // server that the news collector reads.
-func DemoFeedURLs(replayURL string) []string {
+func FeedURLs(replayURL string) []string {
 	base := strings.TrimRight(replayURL, "/") + "/news/feeds/"
 	return []string{base + "acme-blog.xml", base + "pm-weekly.atom"}
 }
 
-// DemoReviewURLs are the review_urls of the demo monitors: a JSON-LD review
+// ReviewURLs are the review_urls of the demo monitors: a JSON-LD review
 // page on the replay server, plus an App Store app and a Trustpilot page
-// whose APIs DemoEnv points at the replay server.
-func DemoReviewURLs(replayURL string) []string {
+// whose APIs collect.DemoConfig points at the replay server.
+func ReviewURLs(replayURL string) []string {
 	return []string{
 		strings.TrimRight(replayURL, "/") + "/reviews/pages/acme-projects-reviews.html",
 		"https://apps.apple.com/us/app/acme-projects/id1234567890",
@@ -64,9 +80,9 @@ func DemoReviewURLs(replayURL string) []string {
 	}
 }
 
-// demoHandlersC returns the replay handlers of threads, linkedin, news and
+// feedHandlers returns the replay handlers of threads, linkedin, news and
 // reviews.
-func demoHandlersC(fsys fs.FS) map[string]http.Handler {
+func feedHandlers(fsys fs.FS) map[string]http.Handler {
 	return map[string]http.Handler{
 		"threads":  demoThreads(newDemoShift(fsys, "threads")),
 		"linkedin": demoLinkedIn(newDemoShift(fsys, "linkedin")),
@@ -356,6 +372,6 @@ func replaceGroup(re *regexp.Regexp, b []byte, fn func(string) string) []byte {
 	return out.Bytes()
 }
 
-// DemoLinkedInOrganization is the organization page the LinkedIn demo
+// LinkedInOrganization is the organization page the LinkedIn demo
 // fixtures belong to; demo monitors list it in watch_accounts.
-const DemoLinkedInOrganization = "urn:li:organization:90210001"
+const LinkedInOrganization = "urn:li:organization:90210001"

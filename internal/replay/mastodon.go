@@ -1,20 +1,22 @@
-package collect
+package replay
 
 import (
 	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Replay handler of a Mastodon instance for `earshot demo` (see replay.go):
 // hashtag timelines, full-text search (token required, as on a real
 // instance), account lookup and account statuses, answering from
-// testdata/demo/mastodon/statuses.json with max_id/limit/offset applied and
+// recorded/mastodon/statuses.json with max_id/limit/offset applied and
 // Link headers for the next page.
 
-// DemoMastodonAccount is the brand's account the demo monitor watches.
-const DemoMastodonAccount = "@acme@mastodon.example"
+// MastodonAccount is the brand's account the demo monitor watches.
+const MastodonAccount = "@acme@mastodon.example"
 
 type demoMastodon struct{ d *demoShift }
 
@@ -48,7 +50,7 @@ func (h demoMastodon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} `json:"account"`
 		}
 		json.Unmarshal(raw, &s)
-		st := demoStatus{raw: raw, id: s.ID, text: s.Spoiler + " " + PlainText(s.Content)}
+		st := demoStatus{raw: raw, id: s.ID, text: s.Spoiler + " " + wire.PlainText(s.Content)}
 		for _, t := range s.Tags {
 			st.tags = append(st.tags, t.Name)
 		}
@@ -114,7 +116,7 @@ func (h demoMastodon) page(w http.ResponseWriter, r *http.Request, all []demoSta
 	limit := demoInt(q.Get("limit"), 20, 1, 40)
 	var hits []demoStatus
 	for _, s := range all {
-		if keep(s) && (maxID == "" || newerID(maxID, s.id)) {
+		if keep(s) && (maxID == "" || wire.NewerID(maxID, s.id)) {
 			hits = append(hits, s)
 		}
 	}
@@ -134,8 +136,8 @@ func (h demoMastodon) page(w http.ResponseWriter, r *http.Request, all []demoSta
 	writeDemoJSON(w, http.StatusOK, out)
 }
 
-// demoReplaySocial returns the replay handlers of bluesky and mastodon.
-func demoReplaySocial(d func(dir string) *demoShift) map[string]http.Handler {
+// socialHandlers returns the replay handlers of bluesky and mastodon.
+func socialHandlers(d func(dir string) *demoShift) map[string]http.Handler {
 	return map[string]http.Handler{
 		"bluesky":  demoBluesky{d("bluesky")},
 		"mastodon": demoMastodon{d("mastodon")},

@@ -1,4 +1,7 @@
-package deliver
+// Package webhooksig implements Standard Webhooks signing: the whsec_
+// secrets Earshot issues to webhooks, and the webhook-signature header of
+// every delivery. The API creates secrets; delivery signs with them.
+package webhooksig
 
 import (
 	"crypto/hmac"
@@ -17,8 +20,8 @@ import (
 // base64 of the HMAC key.
 const SecretPrefix = "whsec_"
 
-// secretBytes is the key size NewSecret draws. The contract asks for 24 or
-// more; 32 is the SHA-256 output size, the usual HMAC-SHA256 key length.
+// secretBytes is the key size NewSecret draws. docs/decisions.md#webhooks
+// asks for 24 or more; 32 is the SHA-256 output size, the usual HMAC-SHA256 key length.
 const secretBytes = 32
 
 // ErrInvalidSecret is returned when a secret is not whsec_ + base64 of a
@@ -82,17 +85,18 @@ func SignatureHeader(secrets []string, msgID string, ts time.Time, body []byte) 
 	return strings.Join(sigs, " "), nil
 }
 
-// signer makes webhook-signature headers like SignatureHeader, keeping
+// Signer makes webhook-signature headers like SignatureHeader, keeping
 // each secret's decoded key and HMAC state: a lane signs every delivery of
 // its webhook with the same one or two secrets. Not safe for concurrent
 // use (one per lane).
-type signer struct {
+type Signer struct {
 	macs map[string]hash.Hash
 	sum  []byte
 	buf  []byte
 }
 
-func (s *signer) header(secrets []string, msgID string, ts time.Time, body []byte) (string, error) {
+// Header returns the webhook-signature header value, as SignatureHeader.
+func (s *Signer) Header(secrets []string, msgID string, ts time.Time, body []byte) (string, error) {
 	if len(secrets) == 0 {
 		return "", fmt.Errorf("%w: no secret", ErrInvalidSecret)
 	}

@@ -1,15 +1,9 @@
-package collect
+package wire
 
 import (
 	"testing"
 	"time"
 )
-
-// testNowC is "now" for the collector tests: the fixtures are recorded
-// around it.
-var testNowC = time.Date(2024, 5, 3, 18, 0, 0, 0, time.UTC)
-
-func nowC() time.Time { return testNowC }
 
 func TestPlainText(t *testing.T) {
 	cases := []struct{ name, in, want string }{

@@ -1,14 +1,14 @@
-package deliver
+package webhooksig
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"earshot/internal/webhookverify"
 )
 
 // The published Standard Webhooks test vector, as used by the reference
@@ -44,40 +44,6 @@ func TestSignStandardWebhooksVector(t *testing.T) {
 	}
 }
 
-// verifyHeader is an independent receiver-side check written from the
-// specification: any v1 signature in the space-separated header must equal
-// the HMAC of "id.timestamp.body" under the secret, and the timestamp must be
-// within tolerance of now.
-func verifyHeader(t *testing.T, secret, id, timestamp, header string, body []byte, now time.Time) bool {
-	t.Helper()
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil {
-		t.Fatalf("secret %q: %v", secret, err)
-	}
-	ts, err := strconv.ParseInt(timestamp, 10, 64)
-	if err != nil {
-		return false
-	}
-	if d := now.Sub(time.Unix(ts, 0)); d > 5*time.Minute || d < -5*time.Minute {
-		return false
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + timestamp + "."))
-	mac.Write(body)
-	want := mac.Sum(nil)
-	for _, vs := range strings.Split(header, " ") {
-		version, sig, ok := strings.Cut(vs, ",")
-		if !ok || version != "v1" {
-			continue
-		}
-		got, err := base64.StdEncoding.DecodeString(sig)
-		if err == nil && hmac.Equal(got, want) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestSignatureHeaderRoundTrip(t *testing.T) {
 	now := time.Unix(1_760_000_000, 0)
 	ts := strconv.FormatInt(now.Unix(), 10)
@@ -110,7 +76,7 @@ func TestSignatureHeaderRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := verifyHeader(t, tt.secret, tt.id, tt.ts, header, tt.body, tt.now); got != tt.want {
+			if got := webhookverify.Header(t, tt.secret, tt.id, tt.ts, header, tt.body, tt.now); got != tt.want {
 				t.Fatalf("verify = %v, want %v", got, tt.want)
 			}
 		})
@@ -148,11 +114,11 @@ func TestSignRejectsBadSecrets(t *testing.T) {
 	}
 }
 
-// TestSignerMatchesSignatureHeader: the lanes' cached signer signs exactly
+// TestSignerMatchesSignatureHeader: the lanes' cached Signer signs exactly
 // like SignatureHeader, call after call and through a rotation.
 func TestSignerMatchesSignatureHeader(t *testing.T) {
 	old, cur := NewSecret(), NewSecret()
-	var sg signer
+	var sg Signer
 	ts := time.Unix(1700000000, 0)
 	for i, secrets := range [][]string{{old}, {old, cur}, {cur}, {old, cur}} {
 		body := []byte(strings.Repeat("x", i*100))
@@ -160,15 +126,15 @@ func TestSignerMatchesSignatureHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := sg.header(secrets, "evt_1", ts.Add(time.Duration(i)*time.Second), body)
+		got, err := sg.Header(secrets, "evt_1", ts.Add(time.Duration(i)*time.Second), body)
 		if err != nil || got != want {
 			t.Fatalf("call %d: %q %v, want %q", i, got, err, want)
 		}
 	}
-	if _, err := sg.header([]string{"whsec_!!"}, "evt_1", ts, nil); err == nil {
+	if _, err := sg.Header([]string{"whsec_!!"}, "evt_1", ts, nil); err == nil {
 		t.Fatal("bad secret accepted")
 	}
-	if _, err := sg.header(nil, "evt_1", ts, nil); err == nil {
+	if _, err := sg.Header(nil, "evt_1", ts, nil); err == nil {
 		t.Fatal("no secret accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package collect
+package replay
 
 import (
 	"encoding/json"
@@ -8,19 +8,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Replay handlers of hn, reddit, youtube and x for `earshot demo`. Each
-// source's fixture under testdata/demo/<source>/ holds every demo post in
+// source's fixture under recorded/<source>/ holds every demo post in
 // the platform's own response shape, with timestamps shifted (demoShift) so
 // the newest is minutes old. The handlers answer the real API paths and
 // apply the real parameters (time filters, since_id, paging, query terms) so
 // the real collectors, incremental state included, behave as in production.
 
-// demoReplayB (the brief's demoHandlersB) returns one handler per source,
-// keyed by source name; replay.go mounts each under /<source>. fsys is
-// rooted at testdata/demo.
-func demoReplayB(fsys fs.FS) map[string]http.Handler {
+// searchHandlers returns the handlers of hn, reddit, youtube and x, keyed
+// by source name; NewHandler mounts each under /<source>. fsys is rooted at
+// recorded/.
+func searchHandlers(fsys fs.FS) map[string]http.Handler {
 	return map[string]http.Handler{
 		"hn":      demoHN{newDemoShift(fsys, "hn")},
 		"reddit":  demoReddit{newDemoShift(fsys, "reddit")},
@@ -378,10 +380,10 @@ func (h demoX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		// Ids are snowflakes of the shifted time, so since_id works.
-		ms := uint64(created.UnixMilli() - xEpochMS)
+		ms := uint64(created.UnixMilli() - wire.TwitterEpochMS)
 		t.ID = strconv.FormatUint(ms<<22|uint64(i+1), 10)
 		t.EditHistoryTweetIDs = []string{t.ID}
-		if created.Before(start) || (sinceID != "" && !newerID(t.ID, sinceID)) ||
+		if created.Before(start) || (sinceID != "" && !wire.NewerID(t.ID, sinceID)) ||
 			!terms.match(t.Text, names[t.AuthorID]) {
 			continue
 		}

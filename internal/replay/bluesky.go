@@ -1,4 +1,4 @@
-package collect
+package replay
 
 import (
 	"encoding/json"
@@ -7,19 +7,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"earshot/collect/wire"
 )
 
 // Replay handler of Bluesky for `earshot demo` (see replay.go): the XRPC
 // endpoints the collector uses with an app password (createSession,
 // refreshSession, searchPosts, getAuthorFeed), answering from
-// testdata/demo/bluesky/posts.json with the real parameters applied (q,
+// recorded/bluesky/posts.json with the real parameters applied (q,
 // since/until, cursor, limit, actor).
 
-// DemoBlueskyHandle is the demo's Bluesky login, and DemoBlueskyAccount the
+// BlueskyHandle is the demo's Bluesky login, and BlueskyAccount the
 // brand's account the demo monitor watches.
 const (
-	DemoBlueskyHandle  = "earshot-demo.bsky.social"
-	DemoBlueskyAccount = "acme.bsky.social"
+	BlueskyHandle  = "earshot-demo.bsky.social"
+	BlueskyAccount = "acme.bsky.social"
 )
 
 type demoBluesky struct{ d *demoShift }
@@ -43,7 +45,7 @@ func (h demoBluesky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeDemoJSON(w, http.StatusBadRequest, map[string]string{"error": "ExpiredToken", "message": "Token has expired"})
 			return
 		}
-		writeDemoJSON(w, http.StatusOK, demoBlueskySession(DemoBlueskyHandle))
+		writeDemoJSON(w, http.StatusOK, demoBlueskySession(BlueskyHandle))
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer demo-access-jwt" {
@@ -65,9 +67,15 @@ func (h demoBluesky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []item
 	for _, raw := range all.Posts {
-		var pv bskyPostView
+		var pv struct {
+			Author struct{ DID, Handle string } `json:"author"`
+			Record struct {
+				Text      string `json:"text"`
+				CreatedAt string `json:"createdAt"`
+			} `json:"record"`
+		}
 		json.Unmarshal(raw, &pv)
-		at, _ := ParseTimestamp(pv.Record.CreatedAt)
+		at, _ := wire.ParseTimestamp(pv.Record.CreatedAt)
 		items = append(items, item{raw, at, pv.Record.Text, []string{pv.Author.Handle, pv.Author.DID}})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].at.After(items[j].at) })
@@ -76,8 +84,8 @@ func (h demoBluesky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/xrpc/app.bsky.feed.searchPosts":
 		terms := parseDemoTerms(q.Get("q"))
-		since, _ := ParseTimestamp(q.Get("since"))
-		until, err := ParseTimestamp(q.Get("until"))
+		since, _ := wire.ParseTimestamp(q.Get("since"))
+		until, err := wire.ParseTimestamp(q.Get("until"))
 		if err != nil {
 			until = time.Now().Add(time.Hour)
 		}
