@@ -201,6 +201,17 @@ func (c *Capability) Default(name string) (v any, ok bool) {
 	return nil, false
 }
 
+// Field returns the top-level input field name (its rules, e.g. the
+// values an enum allows).
+func (c *Capability) Field(name string) (Field, bool) {
+	for _, f := range c.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
 // NewInput returns a pointer to a zero input struct.
 func (c *Capability) NewInput() any { return reflect.New(c.In).Interface() }
 

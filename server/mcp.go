@@ -398,13 +398,13 @@ Do not change anything but mention statuses.`, limit, filter, vocab.UrgentThresh
 
 1. Volume: call list_mentions with date_preset "last_7_days" (limit 100) and follow data.nextCursor while data.hasMore is true. Count mentions per day and per source; say whether volume rose or fell compared with what the week shows.
 2. Sentiment: the share of positive, neutral and negative mentions, and the sources where negative sentiment concentrates.
-3. Categories: counts per category (bug_report, complaint, misinformation, product_idea, testimonial, other), with one representative quote each for the main ones.
+3. Categories: counts per category (%s), with one representative quote each for the main ones.
 4. Top urgent: the five mentions with the highest urgency (%d and above first), each with url, source, urgency, category and ai_summary, and their current status.
 5. Share of voice: call get_share_of_voice for the same window (if the tool exists) and report the own brand's share against each competitor group, with the trend over the week.
 6. Bursts: call list_spikes with since set to 7 days ago (if the tool exists). For each spike (at most five, the largest score first) say when it was (UTC hour), which monitor or keyword group, volume or negative, and how far above its usual count; call get_spike to say in one sentence what the mentions behind it were about.
 7. Close with three recommendations. Keep the report under 500 words, in Markdown, with a small table for the numbers.
 
-Leave out mentions with is_relevant false from every count but say how many there were.`, audience, vocab.UrgentThreshold)
+Leave out mentions with is_relevant false from every count but say how many there were.`, audience, strings.Join(vocab.Categories, ", "), vocab.UrgentThreshold)
 		return &mcp.GetPromptResult{
 			Description: "Weekly brand report",
 			Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},

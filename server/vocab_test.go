@@ -97,6 +97,7 @@ func TestCatalogueEnumsAreTheVocabulary(t *testing.T) {
 	}
 	for _, c := range e.svc.Capabilities() {
 		walk(c.Name, c.Fields)
+		checkRawTags(t, c.Name, c.In, map[reflect.Type]bool{})
 	}
 	for _, v := range []string{"sources", "categories", "sentiments", "statuses", "date_presets", "bounded_date_presets", "public_visibilities", "query_modes"} {
 		if seen[v] == 0 {
@@ -110,6 +111,32 @@ func TestCatalogueEnumsAreTheVocabulary(t *testing.T) {
 	}
 	if !slices.Equal(seeded, vocab.Categories) {
 		t.Errorf("store.DefaultCategories = %v, want %v", seeded, vocab.Categories)
+	}
+}
+
+// checkRawTags reads the validation tags themselves: an enum that lists a
+// vocabulary's values must name it (enum=@sources), even while the copy
+// still agrees, so the next platform or category needs no second edit.
+func checkRawTags(t *testing.T, where string, typ reflect.Type, seen map[reflect.Type]bool) {
+	typ, ok := structOf(typ)
+	if !ok || seen[typ] {
+		return
+	}
+	seen[typ] = true
+	for i := range typ.NumField() {
+		sf := typ.Field(i)
+		name := where + "." + strings.Split(sf.Tag.Get("json"), ",")[0]
+		for _, rule := range strings.Split(sf.Tag.Get("validate"), ",") {
+			values, ok := strings.CutPrefix(rule, "enum=")
+			if !ok || strings.HasPrefix(values, "@") {
+				continue
+			}
+			enum := strings.Split(values, "|")
+			if v, _ := vocabularyOf(enum); v != "" {
+				t.Errorf("%s (%s): validate tag lists %q, a copy of vocabulary %s: write enum=@%s", name, typ, values, v, v)
+			}
+		}
+		checkRawTags(t, name, sf.Type, seen)
 	}
 }
 

@@ -61,7 +61,7 @@ type monitorFormData struct {
 // monitorForm is the create (/monitors/new) and edit form.
 func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
 	pg.Nav = "monitors"
-	d := &monitorFormData{Sources: vocab.Sources, Backfills: []int{24, 72, 168, 720, 1440, 2160, 4320}, Modes: vocab.QueryModes,
+	d := &monitorFormData{Sources: vocab.Sources, Backfills: u.backfills(), Modes: vocab.QueryModes,
 		Groups: u.keywordGroups(r, pg.P)}
 	id := ps.ByName("id")
 	if id == "new" {
@@ -155,4 +155,20 @@ func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.notFoundPage(w, r, u.newPage(w, r, s))
+}
+
+// backfills are the backfill windows create_monitor allows (its enum), for
+// the form's choices.
+func (u *UI) backfills() []int {
+	var out []int
+	if c, ok := u.svc.Capability("create_monitor"); ok {
+		if f, ok := c.Field("backfill_hours"); ok {
+			for _, v := range f.Enum {
+				if n, err := strconv.Atoi(v); err == nil {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
 }
