@@ -5,7 +5,8 @@
 // and MCP schemas, the collectors and the dashboard all read them from here;
 // adding a platform is one edit here plus its collector.
 //
-// vocab imports nothing of Earshot's, so any package may use it.
+// vocab imports nothing of Earshot's, so any package may use it. The rule
+// it carries: docs/decisions.md#vocabularies-and-defaults.
 package vocab
 
 import "slices"
