@@ -12,26 +12,26 @@ import (
 // relevant mentions matching their filters.
 
 type CreateAlertIn struct {
-	Name       string       `json:"name" validate:"required,maxlen=80" doc:"Alert name."`
-	Channel    string       `json:"channel" validate:"required,enum=email|webhook|slack" doc:"email, webhook (signed like webhooks) or slack (an incoming-webhook URL)."`
-	Target     string       `json:"target" validate:"required,maxlen=2048" doc:"An email address, or the https URL to post to."`
-	MinUrgency *int         `json:"min_urgency,omitempty" validate:"min=0,max=100" default:"70" doc:"Notify only mentions with urgency at least this."`
-	Filters    *ViewFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
-	Active     *bool        `json:"active,omitempty" default:"true" doc:"false creates it paused."`
-	Digest     string       `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
-	Trigger    string       `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
+	Name       string          `json:"name" validate:"required,maxlen=80" doc:"Alert name."`
+	Channel    string          `json:"channel" validate:"required,enum=email|webhook|slack" doc:"email, webhook (signed like webhooks) or slack (an incoming-webhook URL)."`
+	Target     string          `json:"target" validate:"required,maxlen=2048" doc:"An email address, or the https URL to post to."`
+	MinUrgency *int            `json:"min_urgency,omitempty" validate:"min=0,max=100" default:"70" doc:"Notify only mentions with urgency at least this."`
+	Filters    *MentionFilters `json:"filters,omitempty" doc:"Filters like a saved view; only matching mentions notify."`
+	Active     *bool           `json:"active,omitempty" default:"true" doc:"false creates it paused."`
+	Digest     string          `json:"digest,omitempty" validate:"enum=instant|hourly|daily" default:"instant" doc:"instant sends each mention; hourly and daily send one digest."`
+	Trigger    string          `json:"trigger,omitempty" validate:"enum=mention|spike" default:"mention" doc:"mention: each new relevant mention that matches (min_urgency, filters); spike: each detected spike (filters.monitor_id limits it to that monitor's, filters.sentiment=negative to negative spikes; min_urgency is not used)."`
 }
 
 type UpdateAlertIn struct {
-	ID         string       `json:"id" in:"path" validate:"required,format=uuid" doc:"Alert id."`
-	Name       *string      `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
-	Active     *bool        `json:"active,omitempty" doc:"Pause or resume."`
-	MinUrgency *int         `json:"min_urgency,omitempty" validate:"min=0,max=100" doc:"Urgency threshold."`
-	Channel    *string      `json:"channel,omitempty" validate:"enum=email|webhook|slack" doc:"New channel (send target too)."`
-	Target     *string      `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
-	Filters    *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
-	Digest     *string      `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
-	Trigger    *string      `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
+	ID         string          `json:"id" in:"path" validate:"required,format=uuid" doc:"Alert id."`
+	Name       *string         `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
+	Active     *bool           `json:"active,omitempty" doc:"Pause or resume."`
+	MinUrgency *int            `json:"min_urgency,omitempty" validate:"min=0,max=100" doc:"Urgency threshold."`
+	Channel    *string         `json:"channel,omitempty" validate:"enum=email|webhook|slack" doc:"New channel (send target too)."`
+	Target     *string         `json:"target,omitempty" validate:"maxlen=2048" doc:"New target."`
+	Filters    *MentionFilters `json:"filters,omitempty" doc:"Replaces the filters."`
+	Digest     *string         `json:"digest,omitempty" validate:"enum=instant|hourly|daily" doc:"instant, hourly or daily."`
+	Trigger    *string         `json:"trigger,omitempty" validate:"enum=mention|spike" doc:"mention or spike."`
 }
 
 type AlertOut struct {
@@ -77,7 +77,7 @@ func (s *Service) alertCaps() []*Capability {
 				}
 				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: *in.Active, MinUrgency: *in.MinUrgency, Channel: in.Channel, Target: in.Target,
 					Filters: filtersJSON(in.Filters), Digest: in.Digest, Trigger: in.Trigger}
-				if err := checkSpikeFilters(a.Trigger, in.Filters); err != nil {
+				if err := checkAlertFilters(a.Trigger, in.Filters); err != nil {
 					return nil, err
 				}
 				out := &AlertOut{Alert: a}
@@ -125,11 +125,11 @@ func (s *Service) alertCaps() []*Capability {
 					a.Trigger = *in.Trigger
 				}
 				if in.Trigger != nil || in.Filters != nil {
-					var f ViewFilters
+					var f MentionFilters
 					if err := json.Unmarshal(a.Filters, &f); err != nil {
 						return nil, err
 					}
-					if err := checkSpikeFilters(a.Trigger, &f); err != nil {
+					if err := checkAlertFilters(a.Trigger, &f); err != nil {
 						return nil, err
 					}
 				}
@@ -152,4 +152,21 @@ func (s *Service) alertCaps() []*Capability {
 				return &DeletedOut{Deleted: true, ID: in.ID}, nil
 			}),
 	}
+}
+
+// checkAlertFilters: a mention alert notifies new relevant mentions, so
+// filters keeping only irrelevant ones or the project's own posts (never
+// relevant) could never fire; they are refused rather than saved silent.
+// A spike alert takes fewer filters (checkSpikeFilters).
+func checkAlertFilters(trigger string, f *MentionFilters) error {
+	if err := checkSpikeFilters(trigger, f); err != nil || f == nil || trigger == "spike" {
+		return err
+	}
+	if f.IsRelevant != nil && !*f.IsRelevant {
+		return Invalid("filters.is_relevant", "an alert notifies relevant mentions only: filters.is_relevant false would never fire")
+	}
+	if f.Own != nil && *f.Own {
+		return Invalid("filters.own", "an alert notifies relevant mentions only and the project's own posts never are: filters.own true would never fire")
+	}
+	return nil
 }

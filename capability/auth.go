@@ -57,7 +57,7 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 // the Earshot-Project header, else the project the request is about (when
 // the user belongs to it), else the user's only project.
 func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, projectHeader, projectHint string) (*Principal, error) {
-	p := &Principal{Kind: KindSession, UserID: sess.UserID, SessionID: sess.ID, Scopes: []string{ProjectsRead, ProjectsWrite}}
+	p := UserPrincipal(sess)
 	choose := func(id string) (bool, error) {
 		role, err := s.Store.Membership(ctx, id, sess.UserID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -118,7 +118,8 @@ func (s *Service) touchKey(ctx context.Context, id string) {
 	}
 }
 
-// ---- users, passwords and sessions (not capabilities: they mint credentials) ----
+// ---- users, passwords and sessions (create_session and delete_session,
+// in sessions.go, are the operations bindings call) ----
 
 const (
 	minPasswordChars = 8
@@ -186,9 +187,9 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (int,
 
 // LoginResult is what POST /api/v1/auth/sessions returns.
 type LoginResult struct {
-	Token     string `json:"token"`
-	ExpiresAt string `json:"expires_at"`
-	UserID    string `json:"user_id"`
+	Token     string `json:"token" doc:"Session token (ess_…), shown once: send it as Authorization: Bearer."`
+	ExpiresAt string `json:"expires_at" doc:"When the session ends (RFC 3339, UTC)."`
+	UserID    string `json:"user_id" doc:"The logged-in user's id."`
 }
 
 // dummyHash is compared against for an unknown email, at the cost real

@@ -60,6 +60,13 @@ type Capability struct {
 	SessionOnly bool // refused to API keys
 	NoProject   bool // does not need a current project
 	CSV         bool // REST answers text/csv instead of the JSON envelope
+	// SessionOp marks a session operation (sessions.go): it makes or ends
+	// the credential the others run under, so REST and the dashboard bind
+	// it but it is no MCP tool, CLI call or dashboard form action.
+	SessionOp bool
+	// Public: no credential is needed (logging in); the function gets a
+	// nil principal.
+	Public bool
 	// Secrets names the fields of data that carry a freshly generated
 	// secret (an API key, a password, a signing secret). They are shown
 	// once: the copy kept for idempotent replay holds null instead, so a
@@ -302,6 +309,7 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			// once: the vocabulary's length bounds it, and grows with it.
 			f.MaxItems = len(f.Enum)
 		}
+		// A formatted string (uuid, email, password…) has its own rule.
 		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
 		if f.Default != "" {
 			def, err := parseDefault(f)
@@ -693,17 +701,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Call checks the principal may run c and runs it. Scope, session-only and
-// project checks live here so every binding gets them.
-func (c *Capability) Call(ctx context.Context, p *Principal, in any) (any, error) {
-	if err := c.Authorize(p); err != nil {
-		return nil, err
-	}
-	return c.run(ctx, p, in)
-}
-
 // Authorize checks scope, credential kind and project selection.
 func (c *Capability) Authorize(p *Principal) error {
+	if c.Public {
+		return nil
+	}
 	if p == nil {
 		return Unauthorized("missing credentials")
 	}

@@ -17,26 +17,10 @@ import (
 	"earshot/vocab"
 )
 
-// MentionFilters are the filters of list_mentions, export_mentions and
-// get_mention_stats.
-type MentionFilters struct {
-	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source           string `json:"source,omitempty" in:"query" validate:"enum=@sources" doc:"Platform."`
-	Category         string `json:"category,omitempty" in:"query" validate:"enum=@categories" doc:"AI category."`
-	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=@sentiments" doc:"AI sentiment."`
-	Status           string `json:"status,omitempty" in:"query" validate:"enum=@statuses" doc:"Triage status."`
-	MinUrgency       *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
-	MaxUrgency       *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
-	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Exact author handle, without the @."`
-	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Case-insensitive substring of the mention text."`
-	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
-	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
-	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=@date_presets" doc:"Named publication window, computed in UTC."`
-	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
-	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time."`
-	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=@public_visibilities" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
-	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
-}
+// MentionFilters are the filters of list_mentions, export_mentions,
+// count_mentions, get_mention_stats, saved views and alerts: the one
+// mention filter of store (store/filter.go).
+type MentionFilters = store.Filter
 
 // MentionQuery holds the list_mentions query; export_mentions reuses it.
 // Its JSON (field order included) is the cursor binding.
@@ -160,29 +144,13 @@ func (s *Service) mentionCaps() []*Capability {
 
 // filter turns the query into a store filter, resolving presets at now.
 func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
-	f := store.MentionFilter{ProjectID: p.ProjectID, MonitorID: q.MonitorID, Source: q.Source, Category: q.Category, Sentiment: q.Sentiment,
-		Status: q.Status, MinUrgency: q.MinUrgency, MaxUrgency: q.MaxUrgency, AuthorHandle: strings.TrimPrefix(q.AuthorHandle, "@"),
-		Search: q.Search, IsRelevant: q.IsRelevant, Own: q.Own, PublicVisibility: q.PublicVisibility}
+	now := s.now()
+	f := q.Resolve(p.ProjectID, now)
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
 	}
 	if err := s.checkMonitorRef(ctx, p, q.MonitorID, "monitor_id"); err != nil {
 		return f, err
-	}
-	now := s.now()
-	if q.DatePreset != "" {
-		since, ok := presetSince(q.DatePreset, now)
-		if ok {
-			f.Since = &since
-		}
-	}
-	if q.Since != "" {
-		t, _ := ParseTimeParam(q.Since)
-		f.Since = &t
-	}
-	if q.Until != "" {
-		t, _ := ParseTimeParam(q.Until)
-		f.Until = &t
 	}
 	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
 		return f, Invalid("until", "until must be after since")
@@ -217,25 +185,6 @@ func (s *Service) checkMonitorRef(ctx context.Context, p *Principal, id, param s
 		return err
 	}
 	return nil
-}
-
-func presetSince(preset string, now time.Time) (time.Time, bool) {
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	switch preset {
-	case "today":
-		return day, true
-	case "last_24_hours":
-		return now.Add(-24 * time.Hour), true
-	case "last_7_days":
-		return now.AddDate(0, 0, -7), true
-	case "last_30_days":
-		return now.AddDate(0, 0, -30), true
-	case "last_90_days":
-		return now.AddDate(0, 0, -90), true
-	case "month_to_date":
-		return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), true
-	}
-	return time.Time{}, false
 }
 
 // cursorBinding ties a cursor to the project, every filter and the order
@@ -372,7 +321,7 @@ func (s *Service) exportMentions(ctx context.Context, p *Principal, in *ExportIn
 
 func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*SOVOut, error) {
 	now := s.now()
-	since, _ := presetSince(in.DatePreset, now) // last_30_days unless given (its default tag)
+	since, _ := store.PresetSince(in.DatePreset, now) // last_30_days unless given (its default tag)
 	until := now
 	if in.Since != "" {
 		since, _ = ParseTimeParam(in.Since)

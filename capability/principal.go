@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"earshot/store"
+
 	"github.com/google/uuid"
 )
 
@@ -95,6 +97,9 @@ func checkFormat(format, s string) error {
 		if err != nil || a.Address != s {
 			return fmt.Errorf("must be an email address")
 		}
+	case "password":
+		// Any string: the format only tells clients to mask it (OpenAPI's
+		// "password"), and keeps white space meaningful (no NotBlank).
 	default:
 		return fmt.Errorf("unknown format %s", format)
 	}
@@ -102,14 +107,6 @@ func checkFormat(format, s string) error {
 }
 
 // ParseTimeParam accepts RFC 3339 with or without fractional seconds, and
-// a bare date (midnight UTC).
-func ParseTimeParam(s string) (time.Time, error) {
-	// RFC 3339 lets "T" and "Z" be lower case; Go's layouts want them upper.
-	s = strings.ToUpper(strings.TrimSpace(s))
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("bad time %q", s)
-}
+// a bare date (midnight UTC): the filter's since/until reading, so every
+// time parameter reads alike.
+func ParseTimeParam(s string) (time.Time, error) { return store.ParseFilterTime(s) }

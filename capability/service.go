@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -36,6 +37,7 @@ type Service struct {
 	SendEmail func(ctx context.Context, to, subject, body string) error
 
 	caps       []*Capability
+	sessions   []*Capability // session operations (sessions.go)
 	byName     map[string]*Capability
 	keyTouched sync.Map // key id → time of the last recorded use
 	logins     loginGuard
@@ -64,6 +66,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	} {
 		s.caps = append(s.caps, group...)
 	}
+	s.sessions = s.sessionCaps()
 	s.byName = map[string]*Capability{}
 	for _, c := range s.caps {
 		if _, dup := s.byName[c.Name]; dup {
@@ -71,10 +74,17 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 		}
 		s.byName[c.Name] = c
 	}
+	for _, c := range s.sessions {
+		if _, dup := s.byName[c.Name]; dup {
+			panic("duplicate capability " + c.Name)
+		}
+	}
 	return s
 }
 
-// Capabilities returns the catalogue in declaration order.
+// Capabilities returns the catalogue in declaration order: every operation
+// REST, MCP, the CLI and the dashboard's forms offer. The session
+// operations are apart (SessionCapabilities).
 func (s *Service) Capabilities() []*Capability { return s.caps }
 
 // Capability returns one capability by name.
@@ -108,6 +118,9 @@ type Outcome struct {
 	Err      *Error // failure
 	Replayed bool
 	Cause    error // the unexpected error behind an INTERNAL, for the log
+	// RetryAfter is the wait a 429 asks for (LimitedError), in whole
+	// seconds; 0 otherwise.
+	RetryAfter int
 }
 
 type storedOutcome struct {
@@ -234,6 +247,10 @@ func failure(err error, c *Capability) Outcome {
 	o := Outcome{Status: e.Status, Err: e}
 	if !known {
 		o.Cause = err
+	}
+	var le *LimitedError
+	if errors.As(err, &le) {
+		o.RetryAfter = le.RetryAfterSeconds()
 	}
 	return o
 }

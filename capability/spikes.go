@@ -120,7 +120,7 @@ func (s *Service) getSpike(ctx context.Context, p *Principal, in *IDPath) (*Spik
 // checkSpikeFilters: a spike alert is narrowed by monitor and by kind
 // (sentiment negative); the other filters describe single mentions, and
 // accepting them would promise a filtering that does not happen.
-func checkSpikeFilters(trigger string, f *ViewFilters) error {
+func checkSpikeFilters(trigger string, f *MentionFilters) error {
 	if trigger != "spike" || f == nil {
 		return nil
 	}

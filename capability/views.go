@@ -3,37 +3,23 @@ package capability
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"earshot/store"
 )
 
-// Saved views: named mention filters. Alerts reuse the same filters.
-
-// ViewFilters is a saved filter: the same keys as the list_mentions query.
-type ViewFilters struct {
-	MonitorID    string `json:"monitor_id,omitempty" validate:"format=uuid"`
-	Source       string `json:"source,omitempty" validate:"enum=@sources"`
-	Category     string `json:"category,omitempty" validate:"enum=@categories"`
-	Sentiment    string `json:"sentiment,omitempty" validate:"enum=@sentiments"`
-	Status       string `json:"status,omitempty" validate:"enum=@statuses"`
-	MinUrgency   *int   `json:"min_urgency,omitempty" validate:"min=0,max=100"`
-	MaxUrgency   *int   `json:"max_urgency,omitempty" validate:"min=0,max=100"`
-	AuthorHandle string `json:"author_handle,omitempty" validate:"maxlen=200"`
-	Search       string `json:"search,omitempty" validate:"maxlen=200"`
-	DatePreset   string `json:"date_preset,omitempty" validate:"enum=@date_presets"`
-	Since        string `json:"since,omitempty" validate:"format=date-time"`
-	Until        string `json:"until,omitempty" validate:"format=date-time"`
-}
+// Saved views: named mention filters (MentionFilters, the store's one
+// filter, the same keys as the list_mentions query). Alerts reuse them.
 
 type CreateViewIn struct {
-	Name    string       `json:"name" validate:"required,maxlen=80" doc:"View name."`
-	Filters *ViewFilters `json:"filters,omitempty" doc:"Filters with the same keys as the list_mentions query."`
+	Name    string          `json:"name" validate:"required,maxlen=80" doc:"View name."`
+	Filters *MentionFilters `json:"filters,omitempty" doc:"Filters with the same keys as the list_mentions query."`
 }
 
 type UpdateViewIn struct {
-	ID      string       `json:"id" in:"path" validate:"required,format=uuid" doc:"View id."`
-	Name    *string      `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
-	Filters *ViewFilters `json:"filters,omitempty" doc:"Replaces the filters."`
+	ID      string          `json:"id" in:"path" validate:"required,format=uuid" doc:"View id."`
+	Name    *string         `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
+	Filters *MentionFilters `json:"filters,omitempty" doc:"Replaces the filters."`
 }
 
 type ViewsOut struct {
@@ -41,10 +27,10 @@ type ViewsOut struct {
 }
 
 // checkFilters applies to saved filters the rules list_mentions applies to
-// its query: the monitor must be one of the project's (a deleted one
-// counts; another project's answers exactly like a random id) and the
-// ranges must not be empty.
-func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters) error {
+// its query: the monitor and the story must be the project's (a deleted
+// monitor counts; another project's answers exactly like a random id) and
+// the ranges must not be empty.
+func (s *Service) checkFilters(ctx context.Context, p *Principal, f *MentionFilters) error {
 	if f == nil {
 		return nil
 	}
@@ -58,10 +44,18 @@ func (s *Service) checkFilters(ctx context.Context, p *Principal, f *ViewFilters
 			return Invalid("filters.until", "filters.until must be after filters.since")
 		}
 	}
+	if f.StoryID != "" {
+		if _, err := s.Store.Story(ctx, p.ProjectID, f.StoryID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return notFoundParam("story", "filters.story_id")
+			}
+			return err
+		}
+	}
 	return s.checkMonitorRef(ctx, p, f.MonitorID, "filters.monitor_id")
 }
 
-func filtersJSON(f *ViewFilters) json.RawMessage {
+func filtersJSON(f *MentionFilters) json.RawMessage {
 	if f == nil {
 		return json.RawMessage(`{}`)
 	}

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"context"
+	"errors"
 
 	"earshot/store"
 )
@@ -47,4 +48,32 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 		out.URL = &u
 	}
 	return out, nil
+}
+
+// PublicPage is what /p/{slug} shows: the project's public face and its wall.
+type PublicPage struct {
+	Name, Description string
+	Website           *string
+	Items             []*store.Mention // PublicWall's order
+}
+
+// PublicPage is the public page of the project with this slug, for anyone:
+// not found when there is no such project, its page is off or it is
+// archived.
+func (s *Service) PublicPage(ctx context.Context, slug string) (*PublicPage, error) {
+	pr, err := s.Store.ProjectBySlug(ctx, slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFound("page")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !pr.PublicEnabled || pr.Archived() {
+		return nil, NotFound("page")
+	}
+	items, err := s.PublicWall(ctx, pr.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PublicPage{Name: pr.Name, Description: pr.Description, Website: pr.Website, Items: items}, nil
 }

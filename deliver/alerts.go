@@ -64,7 +64,7 @@ func (w *Worker) dispatch(ctx context.Context) error {
 type projectTargets struct {
 	webhooks []*store.Webhook
 	alerts   []*store.Alert
-	filters  map[string]*alertFilters // by alert id; nil entry: unreadable filters
+	filters  map[string]*store.Filter // by alert id; nil entry: unreadable filters
 }
 
 func (w *Worker) loadTargets(ctx context.Context, projectID string) (*projectTargets, error) {
@@ -76,14 +76,14 @@ func (w *Worker) loadTargets(ctx context.Context, projectID string) (*projectTar
 	if err != nil {
 		return nil, err
 	}
-	t := &projectTargets{alerts: alerts, filters: map[string]*alertFilters{}}
+	t := &projectTargets{alerts: alerts, filters: map[string]*store.Filter{}}
 	for _, h := range hooks {
 		if h.Active {
 			t.webhooks = append(t.webhooks, h)
 		}
 	}
 	for _, a := range alerts {
-		f := &alertFilters{}
+		f := &store.Filter{}
 		if len(a.Filters) > 0 {
 			if err := json.Unmarshal(a.Filters, f); err != nil {
 				w.log.Warn("alert filters unreadable; the alert matches nothing", "alert", a.ID, "err", err)
@@ -116,7 +116,7 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 			Mention json.RawMessage `json:"mention"`
 		} `json:"data"`
 	}
-	var m mentionRecord
+	var m store.Mention
 	if err := json.Unmarshal([]byte(ev.Payload), &body); err != nil || len(body.Data.Mention) == 0 {
 		log.Warn("mention.created event without data.mention; no alerts", "event", ev.ID)
 		return f
@@ -125,8 +125,11 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 		log.Warn("mention.created event with an unreadable mention; no alerts", "event", ev.ID, "err", err)
 		return f
 	}
+	if m.ProjectID == "" {
+		m.ProjectID = ev.ProjectID // the event's project is the mention's
+	}
 	for _, a := range t.alerts {
-		if flt := t.filters[a.ID]; flt != nil && a.Active && a.Trigger != "spike" && m.Urgency >= a.MinUrgency && flt.match(&m, now) {
+		if flt := t.filters[a.ID]; flt != nil && a.Active && a.Trigger != "spike" && m.Urgency >= a.MinUrgency && alertMatch(flt, &m, now) {
 			f.Alerts = append(f.Alerts, store.AlertNotice{AlertID: a.ID, Digest: a.Digest == "hourly" || a.Digest == "daily", Mention: body.Data.Mention})
 		}
 	}
@@ -151,87 +154,11 @@ type mentionRecord struct {
 	Status       string   `json:"status"`
 }
 
-// alertFilters are an alert's filters: the keys of a saved view
-// (capability.ViewFilters), matched against one mention in memory the way
-// list_mentions matches them in SQL.
-type alertFilters struct {
-	MonitorID    string `json:"monitor_id"`
-	Source       string `json:"source"`
-	Category     string `json:"category"`
-	Sentiment    string `json:"sentiment"`
-	Status       string `json:"status"`
-	MinUrgency   *int   `json:"min_urgency"`
-	MaxUrgency   *int   `json:"max_urgency"`
-	AuthorHandle string `json:"author_handle"`
-	Search       string `json:"search"`
-	DatePreset   string `json:"date_preset"`
-	Since        string `json:"since"`
-	Until        string `json:"until"`
-}
-
-func (f *alertFilters) match(m *mentionRecord, now time.Time) bool {
-	if m.IsRelevant != nil && !*m.IsRelevant {
-		return false
-	}
-	if f.MonitorID != "" && m.MonitorID != f.MonitorID && !slices.Contains(m.MonitorIDs, f.MonitorID) {
-		return false
-	}
-	if (f.Source != "" && m.Source != f.Source) ||
-		(f.Category != "" && m.Category != f.Category) ||
-		(f.Sentiment != "" && m.Sentiment != f.Sentiment) ||
-		(f.Status != "" && m.Status != f.Status) {
-		return false
-	}
-	if (f.MinUrgency != nil && m.Urgency < *f.MinUrgency) || (f.MaxUrgency != nil && m.Urgency > *f.MaxUrgency) {
-		return false
-	}
-	if f.AuthorHandle != "" && !strings.EqualFold(strings.TrimPrefix(m.AuthorHandle, "@"), strings.TrimPrefix(f.AuthorHandle, "@")) {
-		return false
-	}
-	if f.Search != "" && !strings.Contains(strings.ToLower(m.Text), strings.ToLower(f.Search)) {
-		return false
-	}
-	since, until := f.window(now)
-	if since.IsZero() && until.IsZero() {
-		return true
-	}
-	pub, err := time.Parse(time.RFC3339Nano, m.PublishedAt)
-	if err != nil {
-		return false
-	}
-	return (since.IsZero() || !pub.Before(since)) && (until.IsZero() || !pub.After(until))
-}
-
-// window is the date range of the filters in UTC; since overrides the
-// preset (docs/decisions.md#mentions).
-func (f *alertFilters) window(now time.Time) (since, until time.Time) {
-	now = now.UTC()
-	day := now.Truncate(24 * time.Hour)
-	switch f.DatePreset {
-	case "today":
-		since = day
-	case "last_24_hours":
-		since = now.Add(-24 * time.Hour)
-	case "last_7_days":
-		since = now.AddDate(0, 0, -7)
-	case "last_30_days":
-		since = now.AddDate(0, 0, -30)
-	case "last_90_days":
-		since = now.AddDate(0, 0, -90)
-	case "month_to_date":
-		since = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	}
-	if f.Since != "" {
-		if t, err := time.Parse(time.RFC3339Nano, f.Since); err == nil {
-			since = t
-		}
-	}
-	if f.Until != "" {
-		if t, err := time.Parse(time.RFC3339Nano, f.Until); err == nil {
-			until = t
-		}
-	}
-	return since, until
+// alertMatch: an alert's filters (a saved view's, store.Filter) select a
+// new mention exactly as list_mentions and the view select it in SQL,
+// with date presets resolved at now; only relevant mentions alert.
+func alertMatch(f *store.Filter, m *store.Mention, now time.Time) bool {
+	return m.IsRelevant && f.Resolve(m.ProjectID, now).Match(m)
 }
 
 // digestCutoff is the end of the digest period that contains t: the next

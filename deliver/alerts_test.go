@@ -16,52 +16,62 @@ import (
 	"earshot/webhooksig"
 )
 
+// TestAlertFilters: an alert's filters select a new mention with the
+// store's one filter (store/filter_test.go proves it equal to the SQL of
+// list_mentions and views), presets resolved at the worker's now.
 func TestAlertFilters(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	m := &mentionRecord{ID: "m1", MonitorID: "mon-a", MonitorIDs: []string{"mon-a", "mon-b"}, Source: "reddit", AuthorHandle: "angry_dev",
-		Text: "Acme CHECKOUT is broken", PublishedAt: "2026-03-14T09:00:00.000Z", Category: "bug_report", Sentiment: "negative", Urgency: 80, Status: "new"}
+	monA := "mon-a"
+	m := &store.Mention{ID: "m1", ProjectID: "p1", MonitorID: &monA, MonitorIDs: []string{"mon-a", "mon-b"}, Source: "reddit", AuthorHandle: "angry_dev",
+		Text: "Acme CHECKOUT is broken on the STRASSE", PublishedAt: "2026-03-14T09:00:00.000Z", Category: "bug_report", Sentiment: "negative",
+		Urgency: 80, Status: "new", IsRelevant: true}
 	n := func(v int) *int { return &v }
 	cases := []struct {
 		name string
-		f    alertFilters
+		f    store.Filter
 		want bool
 	}{
-		{"empty", alertFilters{}, true},
-		{"monitor primary", alertFilters{MonitorID: "mon-a"}, true},
-		{"monitor secondary", alertFilters{MonitorID: "mon-b"}, true},
-		{"monitor other", alertFilters{MonitorID: "mon-c"}, false},
-		{"source", alertFilters{Source: "reddit"}, true},
-		{"source other", alertFilters{Source: "x"}, false},
-		{"category", alertFilters{Category: "complaint"}, false},
-		{"sentiment", alertFilters{Sentiment: "negative"}, true},
-		{"status", alertFilters{Status: "done"}, false},
-		{"min urgency", alertFilters{MinUrgency: n(80)}, true},
-		{"min urgency above", alertFilters{MinUrgency: n(81)}, false},
-		{"max urgency below", alertFilters{MaxUrgency: n(79)}, false},
-		{"author", alertFilters{AuthorHandle: "@Angry_Dev"}, true},
-		{"author other", alertFilters{AuthorHandle: "someone"}, false},
-		{"search case-insensitive", alertFilters{Search: "checkout is"}, true},
-		{"search miss", alertFilters{Search: "refund"}, false},
-		{"today", alertFilters{DatePreset: "today"}, true},
-		{"last 24 hours", alertFilters{DatePreset: "last_24_hours"}, true},
-		{"since after", alertFilters{Since: "2026-03-14T10:00:00Z"}, false},
-		{"since overrides preset", alertFilters{DatePreset: "today", Since: "2026-03-01T00:00:00Z"}, true},
-		{"until before", alertFilters{Until: "2026-03-14T08:00:00Z"}, false},
-		{"all", alertFilters{Source: "reddit", Sentiment: "negative", MinUrgency: n(70), Search: "acme", DatePreset: "last_7_days"}, true},
+		{"empty", store.Filter{}, true},
+		{"monitor primary", store.Filter{MonitorID: "mon-a"}, true},
+		{"monitor secondary", store.Filter{MonitorID: "mon-b"}, true},
+		{"monitor other", store.Filter{MonitorID: "mon-c"}, false},
+		{"source", store.Filter{Source: "reddit"}, true},
+		{"source other", store.Filter{Source: "x"}, false},
+		{"category", store.Filter{Category: "complaint"}, false},
+		{"sentiment", store.Filter{Sentiment: "negative"}, true},
+		{"status", store.Filter{Status: "done"}, false},
+		{"min urgency", store.Filter{MinUrgency: n(80)}, true},
+		{"min urgency above", store.Filter{MinUrgency: n(81)}, false},
+		{"max urgency below", store.Filter{MaxUrgency: n(79)}, false},
+		{"author", store.Filter{AuthorHandle: "@Angry_Dev"}, true},
+		{"author other", store.Filter{AuthorHandle: "someone"}, false},
+		{"search case-insensitive", store.Filter{Search: "checkout is"}, true},
+		{"search Unicode folding", store.Filter{Search: "straße"}, true},
+		{"search miss", store.Filter{Search: "refund"}, false},
+		{"today", store.Filter{DatePreset: "today"}, true},
+		{"last 24 hours", store.Filter{DatePreset: "last_24_hours"}, true},
+		{"since after", store.Filter{Since: "2026-03-14T10:00:00Z"}, false},
+		{"since exactly", store.Filter{Since: "2026-03-14T09:00:00Z"}, true},
+		{"since overrides preset", store.Filter{DatePreset: "today", Since: "2026-03-01T00:00:00Z"}, true},
+		{"since as a bare date", store.Filter{Since: "2026-03-14"}, true},
+		{"until before", store.Filter{Until: "2026-03-14T08:00:00Z"}, false},
+		{"until exactly: exclusive", store.Filter{Until: "2026-03-14T09:00:00Z"}, false},
+		{"until after", store.Filter{Until: "2026-03-14T09:00:00.001Z"}, true},
+		{"all", store.Filter{Source: "reddit", Sentiment: "negative", MinUrgency: n(70), Search: "acme", DatePreset: "last_7_days"}, true},
 	}
 	for _, c := range cases {
-		if got := c.f.match(m, now); got != c.want {
+		if got := alertMatch(&c.f, m, now); got != c.want {
 			t.Errorf("%s: got %v", c.name, got)
 		}
 	}
 	old := *m
-	old.PublishedAt = "2026-03-13T23:00:00Z"
-	if (&alertFilters{DatePreset: "today"}).match(&old, now) {
+	old.PublishedAt = "2026-03-13T23:00:00.000Z"
+	if alertMatch(&store.Filter{DatePreset: "today"}, &old, now) {
 		t.Error("yesterday's mention matched today")
 	}
 	irrelevant := *m
-	irrelevant.IsRelevant = new(bool)
-	if (&alertFilters{}).match(&irrelevant, now) {
+	irrelevant.IsRelevant = false
+	if alertMatch(&store.Filter{}, &irrelevant, now) {
 		t.Error("irrelevant mention matched")
 	}
 }

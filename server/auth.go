@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -12,14 +11,10 @@ import (
 	"earshot/capability"
 )
 
-// Authenticate resolves the bearer credential of r into a principal.
-// Sessions choose their project with the Earshot-Project header (or, for a
-// request about one project, its path id; or the user's only project).
-func (s *Server) Authenticate(r *http.Request) (*capability.Principal, error) {
-	return s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), "")
-}
-
-// AuthenticateToken resolves an Authorization header value.
+// AuthenticateToken resolves an Authorization header value into a
+// principal. Sessions choose their project with the Earshot-Project header
+// (or, for a request about one project, its path id; or the user's only
+// project).
 func (s *Server) AuthenticateToken(ctx context.Context, authorization, projectHeader, projectHint string) (*capability.Principal, error) {
 	if len(authorization) < 7 || !strings.EqualFold(authorization[:7], "bearer ") {
 		return nil, capability.Unauthorized("send Authorization: Bearer <API key or session token>")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,7 +40,7 @@ func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}")
 
 // OpenAPI builds the document for svc's catalogue.
 func OpenAPI(svc *capability.Service) map[string]any {
-	caps := svc.Capabilities()
+	caps := append(slices.Clone(svc.Capabilities()), svc.SessionCapabilities()...)
 	paths := map[string]any{}
 	var tags []any
 	seenTag := map[string]bool{}
@@ -56,9 +57,6 @@ func OpenAPI(svc *capability.Service) map[string]any {
 			paths[p] = item
 		}
 		item[strings.ToLower(c.Method)] = openAPIOperation(svc, c, tag)
-	}
-	for p, item := range sessionPaths() {
-		paths[p] = item
 	}
 	errResponses := map[string]any{}
 	for _, e := range errorStatuses {
@@ -89,7 +87,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 			"title":   "Earshot API",
 			"version": capability.APIVersion,
 			"summary": "Self-hosted brand-mention monitoring: monitors, mentions, alerts, webhooks and usage.",
-			"description": "Every operation is also an MCP tool of the same name at `/mcp` (and `earshot mcp` over stdio), taking the same fields as arguments. " +
+			"description": "Every operation but the two session operations (log in, log out) is also an MCP tool of the same name at `/mcp` (and `earshot mcp` over stdio), taking the same fields as arguments. " +
 				"Success is HTTP 200 with `{data, meta}`; errors are `{error: {code, message, param?}, meta}`. " +
 				"Write operations accept an `Idempotency-Key` header (8-128 characters); a completed response is replayed for 24 hours with `meta.idempotencyReplayed: true`. " +
 				"Per-capability reference: " + svc.DocsURL("") + ".",
@@ -232,26 +230,39 @@ func openAPIOperation(svc *capability.Service, c *capability.Capability, tag str
 	if c.Write {
 		params = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
 	}
-	desc := strings.TrimSpace(c.Description) + fmt.Sprintf("\n\nRequired scope: `%s`.", c.Scope)
-	if c.SessionOnly {
-		desc += " Session credentials only; API keys get 403."
+	desc := strings.TrimSpace(c.Description)
+	if c.SessionOp {
+		// Not an MCP tool, and no scope: a session operation makes or ends
+		// the credential itself.
+		desc += " Session operation: REST and the dashboard only, not an MCP tool."
+	} else {
+		desc += fmt.Sprintf("\n\nRequired scope: `%s`.", c.Scope)
+		if c.SessionOnly {
+			desc += " Session credentials only; API keys get 403."
+		}
+		if c.Write {
+			desc += " Accepts `Idempotency-Key`."
+		}
+		desc += fmt.Sprintf(" MCP tool: `%s`. Reference: %s", c.Name, svc.DocsURL(c.Name))
 	}
-	if c.Write {
-		desc += " Accepts `Idempotency-Key`."
-	}
-	desc += fmt.Sprintf(" MCP tool: `%s`. Reference: %s", c.Name, svc.DocsURL(c.Name))
 	summary := c.Title
 	if summary == "" {
 		summary = c.Name
 	}
+	security := []any{map[string]any{"bearerAuth": []any{}}}
+	if c.Public {
+		security = []any{}
+	}
 	op := map[string]any{
-		"operationId":      c.Name,
-		"summary":          summary,
-		"description":      desc,
-		"tags":             []any{tag},
-		"security":         []any{map[string]any{"bearerAuth": []any{}}},
-		"x-required-scope": c.Scope,
-		"responses":        openAPIResponses(c),
+		"operationId": c.Name,
+		"summary":     summary,
+		"description": desc,
+		"tags":        []any{tag},
+		"security":    security,
+		"responses":   openAPIResponses(c),
+	}
+	if c.Scope != "" {
+		op["x-required-scope"] = c.Scope
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -290,12 +301,31 @@ func openAPIResponses(c *capability.Capability) map[string]any {
 		hasBody = hasBody || f.In == "body"
 	}
 	for _, e := range errorStatuses {
-		if e.Status == "415" && !hasBody {
+		if e.Status == "415" && !hasBody || !mayAnswer(c, e.Status) {
 			continue
 		}
 		out[e.Status] = map[string]any{"$ref": "#/components/responses/Error" + e.Status}
 	}
 	return out
+}
+
+// mayAnswer reports whether c can answer status. A session operation
+// changes no project (no 402 or 409) and is outside the per-credential rate
+// limit; logging in needs no credential (no 403, nor 404 for an
+// Earshot-Project it cannot reach) and has the login limiter's 429.
+func mayAnswer(c *capability.Capability, status string) bool {
+	if !c.SessionOp {
+		return true
+	}
+	switch status {
+	case "402", "409":
+		return false
+	case "403", "404":
+		return !c.Public
+	case "429":
+		return c.Public
+	}
+	return true
 }
 
 // okResponse is a 200 with the documented headers and, for data, the
@@ -328,67 +358,5 @@ func (s *Server) openAPIHandler() httprouter.Handle {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Write(doc)
-	}
-}
-
-// Session operations are not capabilities (they make or end the credential
-// the capabilities run under), but they are part of the REST API.
-const (
-	loginOperation  = "create_session"
-	logoutOperation = "delete_session"
-)
-
-func sessionPaths() map[string]any {
-	errs := func(codes ...string) map[string]any {
-		m := map[string]any{}
-		for _, c := range codes {
-			m[c] = map[string]any{"$ref": "#/components/responses/Error" + c}
-		}
-		return m
-	}
-	login := map[string]any{
-		"operationId": loginOperation,
-		"summary":     "Log in (create a session)",
-		"description": "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). Failed attempts are limited per (email, client address) with a growing wait, and per client address across emails; an unknown email takes as long as a wrong password.",
-		"tags":        []any{"session"},
-		"security":    []any{},
-		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
-			"type": "object", "additionalProperties": false, "required": []any{"email", "password"},
-			"properties": map[string]any{
-				"email":    map[string]any{"type": "string", "minLength": 1},
-				"password": map[string]any{"type": "string", "minLength": 1},
-			},
-		}}}},
-		"responses": func() map[string]any {
-			m := errs("400", "401", "415", "429", "500")
-			m["200"] = okResponse(map[string]any{
-				"type": "object", "required": []any{"token", "expires_at", "user_id"},
-				"properties": map[string]any{
-					"token":      map[string]any{"type": "string", "description": "Session token (`ess_…`), shown once."},
-					"expires_at": map[string]any{"type": "string", "format": "date-time"},
-					"user_id":    map[string]any{"type": "string", "format": "uuid"},
-				},
-			})
-			return m
-		}(),
-	}
-	logout := map[string]any{
-		"operationId": logoutOperation,
-		"summary":     "Log out (end this session)",
-		"description": "Ends the session whose token authenticates the request. API keys get 403.",
-		"tags":        []any{"session"},
-		"security":    []any{map[string]any{"bearerAuth": []any{}}},
-		"responses": func() map[string]any {
-			m := errs("401", "403", "429", "500")
-			m["200"] = okResponse(map[string]any{
-				"type": "object", "required": []any{"deleted"},
-				"properties": map[string]any{"deleted": map[string]any{"type": "boolean", "const": true}},
-			})
-			return m
-		}(),
-	}
-	return map[string]any{
-		"/api/v1/auth/sessions":         map[string]any{"post": login},
-		"/api/v1/auth/sessions/current": map[string]any{"delete": logout},
 	}
 }

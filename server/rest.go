@@ -46,22 +46,9 @@ func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps http
 		s.writeError(w, r, id, c.Name, e)
 		return e.Status
 	}
-	hint := ""
-	if c.Group == "project" {
-		hint = ps.ByName("id")
-	}
-	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), hint)
-	if err != nil {
-		e, known := capability.AsError(err, "project")
-		if !known {
-			s.log.Error("authenticate", "request_id", id, "err", err)
-		}
+	p, e := s.principal(w, r, ps, c, id)
+	if e != nil {
 		return fail(e)
-	}
-	if !s.limiter.allow(p.CredentialID()) {
-		wait := s.limiter.retryAfter(p.CredentialID())
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
-		return fail(&capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"})
 	}
 	if err := c.Authorize(p); err != nil {
 		e, _ := capability.AsError(err, "")
@@ -75,12 +62,16 @@ func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps http
 	if vals, sent := r.Header["Idempotency-Key"]; sent && c.Write && (strings.TrimSpace(idemKey) == "" || len(vals) > 1) {
 		return fail(capability.Invalid("Idempotency-Key", "Idempotency-Key must be one value of 8 to 128 characters"))
 	}
-	out := s.svc.Execute(r.Context(), c, p, in, idemKey)
+	ctx := capability.WithClient(r.Context(), capability.ClientAddr(r.RemoteAddr))
+	out := s.svc.Execute(ctx, c, p, in, idemKey)
 	if out.Err != nil {
 		if out.Cause != nil {
 			s.log.Error("capability failed", "request_id", id, "capability", c.Name, "err", out.Cause)
 		}
-		s.writeErrorMeta(w, id, out.Err, errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.svc.DocsURL(c.Name)})
+		if out.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
+		}
+		s.writeErrorMeta(w, id, out.Err, errorMeta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.docsURL(c.Name)})
 		return out.Err.Status
 	}
 	if st, ok := out.Data.(Streamer); ok {
@@ -100,9 +91,37 @@ func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps http
 	}
 	s.writeJSON(w, out.Status, map[string]any{
 		"data": out.Data,
-		"meta": meta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.svc.DocsURL(c.Name)},
+		"meta": meta{Capability: c.Name, RequestID: id, IdempotencyReplayed: out.Replayed, Docs: s.docsURL(c.Name)},
 	})
 	return out.Status
+}
+
+// principal authenticates the request and applies the per-credential rate
+// limit. A public operation (logging in) runs without a principal; the
+// session operations are outside the credential's bucket, as they were
+// before the catalogue declared them (login has its own limiter).
+func (s *Server) principal(w http.ResponseWriter, r *http.Request, ps httprouter.Params, c *capability.Capability, id string) (*capability.Principal, *capability.Error) {
+	if c.Public {
+		return nil, nil
+	}
+	hint := ""
+	if c.Group == "project" {
+		hint = ps.ByName("id")
+	}
+	p, err := s.AuthenticateToken(r.Context(), r.Header.Get("Authorization"), r.Header.Get("Earshot-Project"), hint)
+	if err != nil {
+		e, known := capability.AsError(err, "project")
+		if !known {
+			s.log.Error("authenticate", "request_id", id, "err", err)
+		}
+		return nil, e
+	}
+	if !c.SessionOp && !s.limiter.allow(p.CredentialID()) {
+		wait := s.limiter.retryAfter(p.CredentialID())
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
+		return nil, &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"}
+	}
+	return p, nil
 }
 
 // decodeREST merges path parameters, the query string and the JSON body into

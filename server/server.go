@@ -4,17 +4,14 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +19,6 @@ import (
 
 	"earshot/capability"
 	"earshot/metrics"
-	"earshot/store"
 )
 
 // Options configure the HTTP server.
@@ -41,7 +37,6 @@ type Options struct {
 // Server routes every HTTP request.
 type Server struct {
 	svc     *capability.Service
-	store   *store.Store
 	log     *slog.Logger
 	opts    Options
 	Router  *httprouter.Router
@@ -77,7 +72,7 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	if reg == nil {
 		reg = metrics.New()
 	}
-	s := &Server{svc: svc, store: svc.Store, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
+	s := &Server{svc: svc, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
 	s.requests = reg.Counter("earshot_http_requests_total", "HTTP API requests by capability and status.", "capability", "status")
 	s.latency = reg.Histogram("earshot_http_request_duration_seconds", "HTTP API latency by capability.", metrics.DefaultBuckets, "capability")
 	r := httprouter.New()
@@ -111,8 +106,9 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	for _, c := range svc.Capabilities() {
 		r.Handle(c.Method, c.Path, s.capabilityHandler(c))
 	}
-	r.POST("/api/v1/auth/sessions", s.login)
-	r.DELETE("/api/v1/auth/sessions/current", s.logout)
+	for _, c := range svc.SessionCapabilities() {
+		r.Handle(c.Method, c.Path, s.capabilityHandler(c))
+	}
 	r.GET("/healthz", s.healthz)
 	r.GET("/metrics", s.metrics)
 	s.mountAgents()
@@ -221,11 +217,16 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, id, capName string, e *capability.Error) {
-	docs := s.svc.DocsURL(capName)
-	if capName == loginOperation || capName == logoutOperation {
-		docs = s.svc.DocsURL("") // not catalogue capabilities: no reference page
+	s.writeErrorMeta(w, id, e, errorMeta{Capability: capName, RequestID: id, Docs: s.docsURL(capName)})
+}
+
+// docsURL is meta.docs for an operation: its reference page, or the
+// reference's index for the session operations, which have none.
+func (s *Server) docsURL(capName string) string {
+	if _, ok := s.svc.SessionCapability(capName); ok {
+		return s.svc.DocsURL("")
 	}
-	s.writeErrorMeta(w, id, e, errorMeta{Capability: capName, RequestID: id, Docs: docs})
+	return s.svc.DocsURL(capName)
 }
 
 func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.Error, m errorMeta) {
@@ -242,26 +243,12 @@ func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
+	h := s.svc.Health(ctx)
 	status, code := "ok", http.StatusOK
-	checks := map[string]string{}
-	if err := s.store.Ping(ctx); err != nil {
+	if !h.OK {
 		status, code = "unavailable", http.StatusServiceUnavailable
-		checks["database"] = err.Error()
-	} else {
-		checks["database"] = "ok"
-		applied, latest, err := s.store.SchemaVersion(ctx)
-		switch {
-		case err != nil:
-			status, code = "unavailable", http.StatusServiceUnavailable
-			checks["migrations"] = err.Error()
-		case applied != latest:
-			status, code = "unavailable", http.StatusServiceUnavailable
-			checks["migrations"] = "pending"
-		default:
-			checks["migrations"] = "ok"
-		}
 	}
-	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion}
+	body := map[string]any{"status": status, "checks": h.Checks, "api_version": capability.APIVersion}
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
@@ -281,79 +268,4 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.Metrics.WriteText(w)
-}
-
-func (s *Server) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	id := newRequestID()
-	var in struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
-	body, apiErr := s.readBody(w, r)
-	if apiErr == nil {
-		apiErr = checkContentType(r)
-	}
-	if apiErr == nil {
-		apiErr = checkJSONBody(body)
-	}
-	if apiErr != nil {
-		s.writeError(w, r, id, loginOperation, apiErr)
-		return
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		s.writeError(w, r, id, loginOperation, capability.Invalid("", "body must be a JSON object with email and password"))
-		return
-	}
-	if in.Email == "" {
-		s.writeError(w, r, id, loginOperation, capability.Invalid("email", "email is required"))
-		return
-	}
-	if in.Password == "" {
-		s.writeError(w, r, id, loginOperation, capability.Invalid("password", "password is required"))
-		return
-	}
-	res, err := s.svc.Login(r.Context(), in.Email, in.Password, capability.ClientAddr(r.RemoteAddr))
-	if err != nil {
-		var le *capability.LimitedError
-		if errors.As(err, &le) {
-			w.Header().Set("Retry-After", strconv.Itoa(le.RetryAfterSeconds()))
-		}
-		e, known := capability.AsError(err, "user")
-		if !known {
-			s.log.Error("login", "request_id", id, "err", err)
-		}
-		s.writeError(w, r, id, loginOperation, e)
-		return
-	}
-	s.setHeaders(w, id)
-	s.writeJSON(w, http.StatusOK, map[string]any{"data": res, "meta": meta{Capability: loginOperation, RequestID: id, Docs: s.svc.DocsURL("")}})
-}
-
-func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	id := newRequestID()
-	p, err := s.Authenticate(r)
-	if err != nil {
-		s.writeError(w, r, id, logoutOperation, toAPIError(err))
-		return
-	}
-	if p.Kind != capability.KindSession {
-		s.writeError(w, r, id, logoutOperation, capability.Forbidden("only a session can log out"))
-		return
-	}
-	if err := s.store.DeleteSession(r.Context(), p.SessionID); err != nil {
-		s.writeError(w, r, id, logoutOperation, capability.Internal())
-		return
-	}
-	s.setHeaders(w, id)
-	s.writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"deleted": true}, "meta": meta{Capability: logoutOperation, RequestID: id, Docs: s.svc.DocsURL("")}})
-}
-
-func toAPIError(err error) *capability.Error {
-	var e *capability.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return capability.Internal()
 }

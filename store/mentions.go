@@ -125,43 +125,6 @@ func (s *Store) UpdateMentionStatus(ctx context.Context, projectID, id, status s
 	return s.UpdateMention(ctx, projectID, id, MentionChange{Status: status})
 }
 
-// MentionFilter selects mentions (list_mentions, export, alerts' views).
-type MentionFilter struct {
-	ProjectID    string
-	MonitorID    string
-	Source       string
-	Category     string
-	Sentiment    string
-	Status       string
-	MinUrgency   *int
-	MaxUrgency   *int
-	AuthorHandle string
-	Search       string
-	IsRelevant   *bool
-	Own          *bool // the project's own posts (true) or everything else (false)
-	// Not shown in the API: a status and a category to leave out.
-	NotStatus, NotCategory string
-	Since                  *time.Time // published_at >= Since
-	Until                  *time.Time // published_at <  Until
-	// CollectedSince switches to sync mode: collected_at ascending.
-	CollectedSince *time.Time
-	// OwnBrand keeps mentions that at least one own-brand monitor matched
-	// (the public page; not shown in the API). See ownBrandLink.
-	OwnBrand bool
-	// PublicVisibility: auto, featured or hidden (curation.go).
-	PublicVisibility string
-	// WallAuto keeps what the public page's rule shows of auto mentions
-	// (wallAuto; not shown in the API).
-	WallAuto bool
-	// ByUrgency orders by urgency descending, then newest first (sort.go);
-	// ignored in sync mode.
-	ByUrgency bool
-	// StoryID keeps one story's mentions; CollapseStories shows each story
-	// once, as its first mention in the list's order (stories.go).
-	StoryID         string
-	CollapseStories bool
-}
-
 // ownBrandLink is false only for a mention that competitor monitors alone
 // matched. A mention is the brand's when a monitor of the brand's own
 // matched it: group_name my_brand, or filed under a keyword group with
@@ -257,13 +220,15 @@ func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Pos
 const maxQueryTrigrams = 12
 
 // ftsTrigrams turns a search of three or more characters into an FTS5
-// query for rows holding its trigrams (all of them, or maxQueryTrigrams
-// spread over it, first and last included). The index keeps no positions
+// query for rows holding its folded trigrams (all of them, or
+// maxQueryTrigrams spread over it, first and last included). The index
+// holds folded text (IndexSearch, migration 141), so every row whose folded
+// text contains the folded search is a candidate. It keeps no positions
 // (detail=none: a third of the size, indexing 2.4x faster), so it cannot
 // answer phrases; the rows it returns are candidates that the exact
 // case-folded substring predicate then filters.
 func ftsTrigrams(search string) string {
-	r := []rune(search)
+	r := []rune(Fold(search))
 	n := len(r) - 2
 	if n <= 0 {
 		return `""`
@@ -283,75 +248,6 @@ func ftsTrigrams(search string) string {
 		b.WriteString(`"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`)
 	}
 	return b.String()
-}
-
-// conditions adds the filter's predicates on mentions m, whatever the rows
-// are read from (lists, counts).
-func (f MentionFilter) conditions(add func(cond string, args ...any)) {
-	if f.MonitorID != "" {
-		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
-	}
-	add(`m.project_id = ?`, f.ProjectID)
-	if f.StoryID != "" {
-		add(`m.story_id = ?`, f.StoryID)
-	}
-	if f.Source != "" {
-		add(`m.source = ?`, f.Source)
-	}
-	if f.Category != "" {
-		add(`m.category = ?`, f.Category)
-	}
-	if f.Sentiment != "" {
-		add(`m.sentiment = ?`, f.Sentiment)
-	}
-	if f.Status != "" {
-		add(`m.status = ?`, f.Status)
-	}
-	if f.MinUrgency != nil {
-		add(`m.urgency >= ?`, *f.MinUrgency)
-	}
-	if f.MaxUrgency != nil {
-		add(`m.urgency <= ?`, *f.MaxUrgency)
-	}
-	if f.AuthorHandle != "" {
-		add(`m.author_handle = ?`, f.AuthorHandle)
-	}
-	if f.IsRelevant != nil {
-		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
-	}
-	if f.Own != nil {
-		add(`m.own = ?`, boolInt(*f.Own))
-	}
-	if f.NotStatus != "" {
-		add(`m.status <> ?`, f.NotStatus)
-	}
-	if f.NotCategory != "" {
-		add(`m.category <> ?`, f.NotCategory)
-	}
-	if f.OwnBrand {
-		add(ownBrandLink)
-	}
-	if f.PublicVisibility != "" {
-		add(`m.public_visibility = ?`, f.PublicVisibility)
-	}
-	if f.WallAuto {
-		add(wallAuto)
-	}
-	// since/until bound the publication date (in sync mode too).
-	if f.Since != nil {
-		add(`m.published_at >= ?`, FormatTime(*f.Since))
-	}
-	if f.Until != nil {
-		add(`m.published_at < ?`, FormatTime(*f.Until))
-	}
-	if f.CollectedSince != nil {
-		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
-	}
-	if f.Search != "" {
-		folded := Fold(f.Search)
-		// The exact predicate: Unicode case-folded substring.
-		add(`instr(earshot_fold(m.text), ?) > 0`, folded)
-	}
 }
 
 func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
@@ -428,10 +324,10 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	return q, args, nil
 }
 
-// IndexSearch moves up to limit pending mentions into the trigram index in
-// one transaction and reports how many it indexed. FTS5 flushes at every
-// statement, so indexing many rows in one statement writes one segment
-// instead of one per row.
+// IndexSearch moves up to limit pending mentions into the trigram index (as
+// folded text, see ftsTrigrams) in one transaction and reports how many it
+// indexed. FTS5 flushes at every statement, so indexing many rows in one
+// statement writes one segment instead of one per row.
 func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -444,7 +340,7 @@ func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO temp.fts_batch SELECT rowid FROM fts_pending ORDER BY rowid LIMIT ?`, limit); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO mentions_fts(rowid, text) SELECT m.rowid, m.text FROM temp.fts_batch b JOIN mentions m ON m.rowid = b.rowid`)
+		res, err := tx.ExecContext(ctx, `INSERT INTO mentions_fts(rowid, text) SELECT m.rowid, earshot_fold(m.text) FROM temp.fts_batch b JOIN mentions m ON m.rowid = b.rowid`)
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	if n, err := u.store.CountUsers(r.Context()); err == nil && n == 0 {
+	if open, err := u.svc.SetupOpen(r.Context()); err == nil && open {
 		http.Redirect(w, r, "/setup", http.StatusSeeOther)
 		return
 	}
@@ -82,20 +82,17 @@ func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
 	next := localPath(r.PostFormValue("next"), "/")
 	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email}
-	res, err := u.svc.Login(r.Context(), email, pw, capability.ClientAddr(r.RemoteAddr))
-	if err != nil {
-		e, known := capability.AsError(err, "user")
-		if !known {
-			u.log.Error("login", "err", err)
+	// The same create_session REST runs; the form's fields are its input.
+	o := u.session(r, nil, capability.CreateSession, &capability.LoginIn{Email: email, Password: pw})
+	if o.Err != nil {
+		if o.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(o.RetryAfter))
 		}
-		var le *capability.LimitedError
-		if errors.As(err, &le) {
-			w.Header().Set("Retry-After", strconv.Itoa(le.RetryAfterSeconds()))
-		}
-		d.Error = e.Message
-		u.renderBare(w, e.Status, "login", d)
+		d.Error = o.Err.Message
+		u.renderBare(w, o.Err.Status, "login", d)
 		return
 	}
+	res := o.Data.(*capability.LoginResult)
 	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
 	u.setCookie(w, preCSRFCookie, "", -1)
 	http.Redirect(w, r, next, http.StatusSeeOther)
@@ -111,8 +108,8 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params)
 		u.forbidden(w, err)
 		return
 	}
-	if err := u.store.DeleteSession(r.Context(), s.sess.ID); err != nil {
-		u.serverError(w, r, err)
+	if o := u.session(r, capability.UserPrincipal(s.sess), capability.DeleteSession, &capability.Empty{}); o.Err != nil {
+		u.serverError(w, r, o.Err)
 		return
 	}
 	u.setCookie(w, SessionCookie, "", -1)
@@ -152,12 +149,12 @@ func (u *UI) setupPage(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 // setupDone answers the request when setup is over (a user exists: to the
 // login page) or cannot be told (500); false when setup is still open.
 func (u *UI) setupDone(w http.ResponseWriter, r *http.Request) bool {
-	n, err := u.store.CountUsers(r.Context())
+	open, err := u.svc.SetupOpen(r.Context())
 	if err != nil {
 		u.serverError(w, r, err)
 		return true
 	}
-	if n > 0 {
+	if !open {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return true
 	}
@@ -192,31 +189,38 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		fail(e)
 		return
 	}
-	newUser, err := u.svc.CreateUser(ctx, email, pw, strings.TrimSpace(r.PostFormValue("full_name")))
+	out, err := u.svc.Setup(ctx, capability.SetupIn{Email: email, Password: pw, FullName: strings.TrimSpace(r.PostFormValue("full_name")),
+		Project: projIn.(*capability.CreateProjectIn)})
 	if err != nil {
-		e, _ := capability.AsError(err, "user")
+		e, known := capability.AsError(err, "user")
+		if !known {
+			u.log.Error("setup", "err", err)
+		}
 		fail(e)
 		return
 	}
-	res, err := u.svc.StartSession(ctx, newUser.ID)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	sess, err := u.store.SessionByToken(ctx, res.Token)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	o := u.exec(ctx, userPrincipal(sess), "create_project", projIn)
-	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
-	if o.Err == nil {
-		if out, ok := o.Data.(*capability.CreateProjectOut); ok {
-			u.setCookie(w, projectCookie, out.ID, 365*24*3600)
-		}
+	u.setCookie(w, SessionCookie, out.Session.Token, int(u.svc.Config.SessionTTL.Seconds()))
+	if out.ProjectID != "" {
+		u.setCookie(w, projectCookie, out.ProjectID, 365*24*3600)
 	}
 	u.setCookie(w, flashCookie, url.QueryEscape("Welcome! Create a monitor to start collecting mentions."), 60)
 	http.Redirect(w, r, "/monitors/new", http.StatusSeeOther)
+}
+
+// session runs a session operation (create_session, delete_session) of the
+// catalogue, as REST does, with the request's client address for the login
+// limiter.
+func (u *UI) session(r *http.Request, p *capability.Principal, name string, in any) capability.Outcome {
+	c, ok := u.svc.SessionCapability(name)
+	if !ok {
+		return capability.Outcome{Status: http.StatusInternalServerError, Err: capability.Internal()}
+	}
+	ctx := capability.WithClient(r.Context(), capability.ClientAddr(r.RemoteAddr))
+	o := u.svc.Execute(ctx, c, p, in, "")
+	if o.Cause != nil {
+		u.log.Error("ui session", "capability", name, "err", o.Cause)
+	}
+	return o
 }
 
 // newProject shows the create-project form (also the landing page of a user

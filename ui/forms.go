@@ -165,9 +165,10 @@ func (u *UI) run(ctx context.Context, p *capability.Principal, name string, vals
 	return u.exec(ctx, p, name, in)
 }
 
-// showOnce lists the capabilities whose result carries a secret shown once:
-// the page is rendered in the POST response instead of redirecting.
-var showOnce = map[string]bool{"create_webhook": true, "rotate_webhook_secret": true, "create_api_key": true, "invite_member": true, "create_alert": true}
+// showsSecret reports whether a capability's result may carry a secret
+// shown once (the catalogue's Secrets): the page the form returns to shows
+// the result in place of a flash.
+func showsSecret(c *capability.Capability) bool { return len(c.Secrets) > 0 }
 
 // doneMessage is the flash after a successful form: what happened, in
 // words, derived from the capability's name ("update_project" → "Project
@@ -246,7 +247,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	back := localPath(r.PostForm.Get("_back"), "/")
 	p := s.p
 	if c.NoProject {
-		p = userPrincipal(s.sess)
+		p = capability.UserPrincipal(s.sess)
 	}
 	form := url.Values{}
 	for k, v := range r.PostForm {
@@ -274,13 +275,8 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		back = "/"
 	case "create_monitor":
 		back = "/monitors"
-	case "invite_member":
-		if out, ok := o.Data.(*capability.InviteMemberOut); ok && out.InviteURL == nil {
-			break // nothing secret to show
-		}
-		fallthrough
 	default:
-		if showOnce[name] {
+		if showsSecret(c) {
 			u.putStash(w, s, back, &actionState{cap: name, result: o.Data})
 			http.Redirect(w, r, back, http.StatusSeeOther)
 			return

@@ -21,11 +21,10 @@ import (
 
 // filterKeys are the list_mentions query parameters the inbox reflects in
 // its URL (cursor is the JavaScript's business).
-var filterKeys = []string{"search", "status", "category", "sentiment", "source", "monitor_id", "min_urgency", "max_urgency",
-	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until", "collected_since", "limit", "sort", "story_id", "collapse"}
+var filterKeys = append(store.FilterKeys(), "collected_since", "limit", "sort", "collapse")
 
-// viewKeys are the filters a saved view can hold.
-var viewKeys = []string{"monitor_id", "source", "category", "sentiment", "status", "min_urgency", "max_urgency", "author_handle", "search", "date_preset", "since", "until"}
+// viewKeys are the filters a saved view can hold: the mention filter's.
+var viewKeys = store.FilterKeys()
 
 type inboxData struct {
 	Q          url.Values

@@ -44,8 +44,7 @@ func (o *overview) Words() string {
 }
 
 // statsKeys are the list filters get_mention_stats takes.
-var statsKeys = []string{"search", "story_id", "status", "category", "sentiment", "source", "monitor_id", "min_urgency", "max_urgency",
-	"author_handle", "is_relevant", "public_visibility", "date_preset", "since", "until"}
+var statsKeys = store.FilterKeys()
 
 // stats is get_mention_stats' output as its API documents it (read
 // through JSON, as any client reads it).

@@ -28,7 +28,7 @@ type publicData struct {
 	Public      bool
 }
 
-// publicPage is /p/{slug}: the project's curated wall (capability PublicWall,
+// publicPage is /p/{slug}: the project's curated wall (Service.PublicPage,
 // docs/decisions.md#public-page): the mentions an editor featured, then
 // testimonials, then other relevant mentions that are neither negative nor
 // misinformation. 404 when the page is off or the project archived.
@@ -37,8 +37,8 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 	notFound := func() {
 		u.renderBare(w, http.StatusNotFound, "error", map[string]any{"Title": "Page not found", "Message": "There is no public page at this address."})
 	}
-	pr, err := u.store.ProjectBySlug(ctx, ps.ByName("slug"))
-	if errors.Is(err, store.ErrNotFound) {
+	pg, err := u.svc.PublicPage(ctx, ps.ByName("slug"))
+	if e := (*capability.Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound {
 		notFound()
 		return
 	}
@@ -46,20 +46,11 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 		u.serverError(w, r, err)
 		return
 	}
-	if !pr.PublicEnabled || pr.Archived() {
-		notFound()
-		return
+	d := publicData{Public: true, Title: pg.Name + " — what people say", Name: pg.Name, Description: pg.Description}
+	if pg.Website != nil {
+		d.Website = *pg.Website
 	}
-	ms, err := u.svc.PublicWall(ctx, pr.ID)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	d := publicData{Public: true, Title: pr.Name + " — what people say", Name: pr.Name, Description: pr.Description}
-	if pr.Website != nil {
-		d.Website = *pr.Website
-	}
-	for _, m := range ms {
+	for _, m := range pg.Items {
 		pm := publicMention{Source: m.Source, Author: m.AuthorHandle, Text: m.Text, URL: m.URL, PublishedAt: m.PublishedAt, Testimonial: m.Category == "testimonial"}
 		switch {
 		case m.PublicVisibility == store.VisibilityFeatured:

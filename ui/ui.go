@@ -1,8 +1,15 @@
 // Package ui is Earshot's dashboard and public pages: server-rendered
 // html/template pages with a little progressive JavaScript, embedded in the
-// binary. It is a thin binding over the capability catalogue: every read and
-// every change goes through Service.Execute with the session's principal,
-// exactly as REST and MCP do, so validation and authorization are shared.
+// binary. It is a binding over the capability service and holds no store.
+// A page's reads and changes run catalogue capabilities through
+// Service.Execute with the session's principal, as REST and MCP do, so
+// validation and authorization are shared; logging in and out run the
+// catalogue's session operations (create_session, delete_session). What
+// happens before there is a principal to run as is an operation of the
+// service: resuming the session cookie (ResumeSession), first-run setup
+// (SetupOpen, Setup), an invitation link (PreviewInvitation,
+// SignUpWithInvitation) and the public page (PublicPage). The templates
+// show the store's row types, as the capabilities return them.
 package ui
 
 import (
@@ -47,21 +54,17 @@ const (
 // UI serves the dashboard and the public pages.
 type UI struct {
 	svc    *capability.Service
-	store  *store.Store
 	log    *slog.Logger
 	secure bool // cookies get Secure (the base URL is https)
 	tpl    *templates
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
 	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
-	// AllowLogin, when set, rate-limits login attempts per email (the REST
-	// login shares the same buckets).
-	AllowLogin func(email string) bool
 }
 
 // New builds the UI over the capability service.
 func New(svc *capability.Service) *UI {
-	u := &UI{svc: svc, store: svc.Store, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"),
+	u := &UI{svc: svc, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"),
 		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }}
 	if u.log == nil {
 		u.log = slog.Default()
@@ -140,55 +143,18 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 	if err != nil || c.Value == "" {
 		return nil, errNoSession
 	}
-	ctx := r.Context()
-	sess, err := u.store.SessionByToken(ctx, c.Value)
-	if errors.Is(err, store.ErrNotFound) {
+	want := ""
+	if pc, err := r.Cookie(projectCookie); err == nil {
+		want = pc.Value
+	}
+	d, err := u.svc.ResumeSession(r.Context(), c.Value, want)
+	if errors.Is(err, capability.ErrNoSession) {
 		return nil, errNoSession
 	}
 	if err != nil {
 		return nil, err
 	}
-	user, err := u.store.UserByID(ctx, sess.UserID)
-	if err != nil {
-		return nil, err
-	}
-	projs, err := u.store.ProjectsForUser(ctx, sess.UserID)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{token: c.Value, sess: sess, user: user, projs: projs}
-	want := ""
-	if pc, err := r.Cookie(projectCookie); err == nil {
-		want = pc.Value
-	}
-	var cur *store.Project
-	for _, pr := range projs {
-		if pr.ID == want {
-			cur = pr
-		}
-	}
-	if cur == nil && len(projs) > 0 {
-		cur = projs[0]
-	}
-	if cur != nil {
-		// Membership is checked again by SessionPrincipal, as for REST.
-		s.p, err = u.svc.SessionPrincipal(ctx, sess, cur.ID, "")
-		if err != nil {
-			return nil, err
-		}
-		s.cur = cur
-	} else {
-		s.p = userPrincipal(sess)
-	}
-	return s, nil
-}
-
-// userPrincipal is the session without a project, for project-less
-// capabilities (create_project, update_account): what REST gives a session
-// that sends no Earshot-Project header.
-func userPrincipal(sess *store.Session) *capability.Principal {
-	return &capability.Principal{Kind: capability.KindSession, UserID: sess.UserID, SessionID: sess.ID,
-		Scopes: []string{capability.ProjectsRead, capability.ProjectsWrite}}
+	return &session{token: c.Value, sess: d.Session, user: d.User, p: d.Principal, projs: d.Projects, cur: d.Current}, nil
 }
 
 // csrfToken is an HMAC keyed by the session token: unforgeable without the
@@ -433,8 +399,7 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 }
 
 func (u *UI) toLogin(w http.ResponseWriter, r *http.Request) {
-	n, err := u.store.CountUsers(r.Context())
-	if err == nil && n == 0 {
+	if open, err := u.svc.SetupOpen(r.Context()); err == nil && open {
 		http.Redirect(w, r, "/setup", http.StatusSeeOther)
 		return
 	}

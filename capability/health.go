@@ -1,0 +1,33 @@
+package capability
+
+import "context"
+
+// Health is what /healthz reports of the database: each check "ok" or
+// what is wrong, and whether all passed.
+type Health struct {
+	OK     bool
+	Checks map[string]string // "database", "migrations"
+}
+
+// Health checks that the database answers and its schema is current.
+func (s *Service) Health(ctx context.Context) Health {
+	h := Health{OK: true, Checks: map[string]string{}}
+	if err := s.Store.Ping(ctx); err != nil {
+		h.OK = false
+		h.Checks["database"] = err.Error()
+		return h
+	}
+	h.Checks["database"] = "ok"
+	applied, latest, err := s.Store.SchemaVersion(ctx)
+	switch {
+	case err != nil:
+		h.OK = false
+		h.Checks["migrations"] = err.Error()
+	case applied != latest:
+		h.OK = false
+		h.Checks["migrations"] = "pending"
+	default:
+		h.Checks["migrations"] = "ok"
+	}
+	return h
+}
