@@ -64,3 +64,19 @@ func TestToolDefaultsAreTheDocumentedOnes(t *testing.T) {
 		}
 	}
 }
+
+// An update's left-out field means "unchanged": a default there would
+// overwrite the stored value on every PATCH, so no PATCH input has one.
+func TestToolDefaultsNotOnUpdates(t *testing.T) {
+	e := newAgentsEnv(t)
+	for _, c := range e.svc.Capabilities() {
+		if c.Method != "PATCH" {
+			continue
+		}
+		for _, f := range c.Fields {
+			if f.Default != "" {
+				t.Errorf("%s.%s has default %q", c.Name, f.Name, f.Default)
+			}
+		}
+	}
+}
