@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"earshot/api"
 	"earshot/store"
 	"earshot/webhooksig"
 )
@@ -35,12 +36,12 @@ type UpdateAlertIn struct {
 }
 
 type AlertOut struct {
-	*store.Alert
+	*api.Alert
 	Secret *string `json:"secret,omitempty" doc:"Webhook channel only: the signing secret, shown once. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 type AlertsOut struct {
-	Alerts []*store.Alert `json:"alerts"`
+	Alerts []*api.Alert `json:"alerts"`
 }
 
 func (s *Service) checkTarget(channel, target string) error {
@@ -63,7 +64,7 @@ func (s *Service) alertCaps() []*Capability {
 			Scope: MentionsRead, Idempotent: true, Description: "List alert rules, oldest first."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*AlertsOut, error) {
 				as, err := s.Store.ListAlerts(ctx, p.ProjectID, false)
-				return &AlertsOut{Alerts: as}, err
+				return &AlertsOut{Alerts: store.AlertRecords(as)}, err
 			}),
 		Define(Capability{Name: "create_alert", Title: "Create an alert", Group: "alert", Method: "POST", Path: "/api/v1/alerts",
 			Scope: AlertsWrite, Write: true, Secrets: []string{"secret"},
@@ -80,15 +81,15 @@ func (s *Service) alertCaps() []*Capability {
 				if err := checkAlertFilters(a.Trigger, in.Filters); err != nil {
 					return nil, err
 				}
-				out := &AlertOut{Alert: a}
+				var secret *string
 				if a.Channel == "webhook" {
 					a.Secret = webhooksig.NewSecret()
-					out.Secret = &a.Secret
+					secret = &a.Secret
 				}
 				if err := s.Store.CreateAlert(ctx, a); err != nil {
 					return nil, err
 				}
-				return out, nil
+				return &AlertOut{Alert: a.Record(), Secret: secret}, nil
 			}),
 		Define(Capability{Name: "update_alert", Title: "Update an alert", Group: "alert", Method: "PATCH", Path: "/api/v1/alerts/:id",
 			Scope: AlertsWrite, Write: true, Idempotent: true, Description: "Change an alert; only the fields sent change."},
@@ -141,7 +142,7 @@ func (s *Service) alertCaps() []*Capability {
 				if err := s.Store.SaveAlert(ctx, a); err != nil {
 					return nil, err
 				}
-				return &AlertOut{Alert: a}, nil
+				return &AlertOut{Alert: a.Record()}, nil
 			}),
 		Define(Capability{Name: "delete_alert", Title: "Delete an alert", Group: "alert", Method: "DELETE", Path: "/api/v1/alerts/:id",
 			Scope: AlertsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete an alert; its notifications stop immediately. Mentions are unaffected."},

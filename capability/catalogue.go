@@ -760,3 +760,12 @@ func characters(n int) string {
 	}
 	return strconv.Itoa(n) + " characters"
 }
+
+// recorded is a store call's row as its public record (package api), or
+// the call's error: capabilities answer records, never storage rows.
+func recorded[R any, T interface{ Record() *R }](row T, err error) (*R, error) {
+	if err != nil {
+		return nil, err
+	}
+	return row.Record(), nil
+}

@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -21,7 +22,7 @@ type UpdateCategoryIn struct {
 }
 
 type CategoriesOut struct {
-	Categories []*store.Category `json:"categories"`
+	Categories []*api.Category `json:"categories"`
 }
 
 func (s *Service) categoryCaps() []*Capability {
@@ -30,25 +31,25 @@ func (s *Service) categoryCaps() []*Capability {
 			Scope: MentionsRead, Idempotent: true, Description: "List the six categories with the project's labels, descriptions and whether each is enabled."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*CategoriesOut, error) {
 				cs, err := s.Store.ListCategories(ctx, p.ProjectID)
-				return &CategoriesOut{Categories: cs}, err
+				return &CategoriesOut{Categories: store.CategoryRecords(cs)}, err
 			}),
 		Define(Capability{Name: "update_category", Title: "Update a category", Group: "category", Method: "PATCH", Path: "/api/v1/categories/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true, Description: "Relabel, describe, enable or disable a category."},
-			func(ctx context.Context, p *Principal, in *UpdateCategoryIn) (*store.Category, error) {
+			func(ctx context.Context, p *Principal, in *UpdateCategoryIn) (*api.Category, error) {
 				if in.ID == "other" && in.Enabled != nil && !*in.Enabled {
 					return nil, Invalid("enabled", "the other category cannot be disabled: it receives disabled categories' mentions")
 				}
-				return s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, in.Label, in.Description, in.Enabled)
+				return recorded[api.Category](s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, in.Label, in.Description, in.Enabled))
 			}),
 		Define(Capability{Name: "delete_category", Title: "Disable a category", Group: "category", Method: "DELETE", Path: "/api/v1/categories/:id",
 			Scope: MentionsWrite, Write: true, Destructive: true, Idempotent: true,
 			Description: "Disable a category: existing mentions keep the value; new mentions are filed as other instead."},
-			func(ctx context.Context, p *Principal, in *CategoryPath) (*store.Category, error) {
+			func(ctx context.Context, p *Principal, in *CategoryPath) (*api.Category, error) {
 				if in.ID == "other" {
 					return nil, Invalid("id", "the other category cannot be disabled")
 				}
 				off := false
-				return s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, nil, nil, &off)
+				return recorded[api.Category](s.Store.UpdateCategory(ctx, p.ProjectID, in.ID, nil, nil, &off))
 			}),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -31,7 +32,7 @@ type CountOut struct {
 
 // ViewWithCount is a saved view with how many mentions match it now.
 type ViewWithCount struct {
-	store.View
+	api.View
 	Count       *int `json:"count" doc:"Mentions matching the view, at most 1000; null when counting took too long (list_views spends at most 0.3 s counting)."`
 	CountCapped bool `json:"count_capped" doc:"true when more than 1000 mentions match (show 1000+)."`
 }
@@ -69,7 +70,7 @@ func (s *Service) withCounts(ctx context.Context, p *Principal, vs []*store.View
 	cctx, cancel := context.WithTimeout(ctx, viewCountBudget)
 	defer cancel()
 	for i, v := range vs {
-		out[i] = &ViewWithCount{View: *v}
+		out[i] = &ViewWithCount{View: *v.Record()}
 		if cctx.Err() != nil {
 			continue
 		}

@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -21,7 +22,7 @@ type UpdateGroupIn struct {
 }
 
 type GroupsOut struct {
-	KeywordGroups []*store.KeywordGroup `json:"keyword_groups"`
+	KeywordGroups []*api.KeywordGroup `json:"keyword_groups"`
 }
 
 func (s *Service) groupCaps() []*Capability {
@@ -30,17 +31,17 @@ func (s *Service) groupCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true, Description: "List keyword groups (own brand and competitors), oldest first."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*GroupsOut, error) {
 				gs, err := s.Store.ListKeywordGroups(ctx, p.ProjectID)
-				return &GroupsOut{KeywordGroups: gs}, err
+				return &GroupsOut{KeywordGroups: store.KeywordGroupRecords(gs)}, err
 			}),
 		Define(Capability{Name: "create_keyword_group", Title: "Create a keyword group", Group: "keyword group", Method: "POST", Path: "/api/v1/keyword-groups",
 			Scope: MonitorsWrite, Write: true, Description: "Create a labelled group of keywords; is_own=true marks the own brand for share of voice. File monitors under it with group_id."},
-			func(ctx context.Context, p *Principal, in *CreateGroupIn) (*store.KeywordGroup, error) {
-				return s.Store.CreateKeywordGroup(ctx, p.ProjectID, in.Name, in.IsOwn)
+			func(ctx context.Context, p *Principal, in *CreateGroupIn) (*api.KeywordGroup, error) {
+				return recorded[api.KeywordGroup](s.Store.CreateKeywordGroup(ctx, p.ProjectID, in.Name, in.IsOwn))
 			}),
 		Define(Capability{Name: "update_keyword_group", Title: "Update a keyword group", Group: "keyword group", Method: "PATCH", Path: "/api/v1/keyword-groups/:id",
 			Scope: MonitorsWrite, Write: true, Idempotent: true, Description: "Rename a keyword group or change whether it is the own brand."},
-			func(ctx context.Context, p *Principal, in *UpdateGroupIn) (*store.KeywordGroup, error) {
-				return s.Store.UpdateKeywordGroup(ctx, p.ProjectID, in.ID, in.Name, in.IsOwn)
+			func(ctx context.Context, p *Principal, in *UpdateGroupIn) (*api.KeywordGroup, error) {
+				return recorded[api.KeywordGroup](s.Store.UpdateKeywordGroup(ctx, p.ProjectID, in.ID, in.Name, in.IsOwn))
 			}),
 		Define(Capability{Name: "delete_keyword_group", Title: "Delete a keyword group", Group: "keyword group", Method: "DELETE", Path: "/api/v1/keyword-groups/:id",
 			Scope: MonitorsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete a keyword group; its monitors become ungrouped and mentions stay."},

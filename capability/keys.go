@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -74,18 +75,18 @@ type CreateKeyIn struct {
 
 // CreateKeyOut is what create_api_key answers.
 type CreateKeyOut struct {
-	*store.APIKey
+	*api.APIKey
 	Key *string `json:"key" doc:"The API key, shown once; only its hash is stored. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
 // IssuedKey is a new key and its record (the CLI and the demo print Key).
 type IssuedKey struct {
-	*store.APIKey
+	*api.APIKey
 	Key string `json:"key"`
 }
 
 type KeysOut struct {
-	Keys []*store.APIKey `json:"keys"`
+	Keys []*api.APIKey `json:"keys"`
 }
 
 func (s *Service) keyCaps() []*Capability {
@@ -115,7 +116,7 @@ func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name strin
 	if err := s.Store.CreateAPIKey(ctx, rec, HashKey(k)); err != nil {
 		return nil, err
 	}
-	return &IssuedKey{APIKey: rec, Key: k}, nil
+	return &IssuedKey{APIKey: rec.Record(), Key: k}, nil
 }
 
 func (s *Service) createKey(ctx context.Context, p *Principal, in *CreateKeyIn) (*CreateKeyOut, error) {
@@ -144,15 +145,15 @@ func (s *Service) listKeys(ctx context.Context, p *Principal, _ *Empty) (*KeysOu
 	if err != nil {
 		return nil, err
 	}
-	return &KeysOut{Keys: ks}, nil
+	return &KeysOut{Keys: store.APIKeyRecords(ks)}, nil
 }
 
-func (s *Service) revokeKey(ctx context.Context, p *Principal, in *IDPath) (*store.APIKey, error) {
+func (s *Service) revokeKey(ctx context.Context, p *Principal, in *IDPath) (*api.APIKey, error) {
 	k, err := s.Store.RevokeAPIKey(ctx, p.ProjectID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return k, nil
+	return k.Record(), nil
 }
 
 func dedupe(xs []string) []string {

@@ -8,11 +8,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"earshot/api"
 	"earshot/store"
 )
 
 type MembersOut struct {
-	Members []*store.Member `json:"members"`
+	Members []*api.Member `json:"members"`
 }
 
 type InviteMemberIn struct {
@@ -101,7 +102,7 @@ func (s *Service) listMembers(ctx context.Context, p *Principal, _ *Empty) (*Mem
 	if err != nil {
 		return nil, err
 	}
-	return &MembersOut{Members: ms}, nil
+	return &MembersOut{Members: store.MemberRecords(ms)}, nil
 }
 
 // invitationTTL is how long an invitation link works.

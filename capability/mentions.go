@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
 	"earshot/collect"
 	"earshot/store"
 	"earshot/vocab"
@@ -38,9 +39,9 @@ type ListMentionsIn struct {
 }
 
 type ListMentionsOut struct {
-	Items      []*store.Mention `json:"items"`
-	NextCursor *string          `json:"nextCursor"`
-	HasMore    bool             `json:"hasMore"`
+	Items      []*api.Mention `json:"items"`
+	NextCursor *string        `json:"nextCursor"`
+	HasMore    bool           `json:"hasMore"`
 }
 
 type UpdateMentionStatusIn struct {
@@ -102,9 +103,9 @@ type PreviewIn struct {
 }
 
 type PreviewOut struct {
-	Scanned int              `json:"scanned"`
-	Matched int              `json:"matched"`
-	Items   []*store.Mention `json:"items"`
+	Scanned int            `json:"scanned"`
+	Matched int            `json:"matched"`
+	Items   []*api.Mention `json:"items"`
 }
 
 func (s *Service) mentionCaps() []*Capability {
@@ -116,16 +117,18 @@ func (s *Service) mentionCaps() []*Capability {
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
 			Scope: MentionsRead, Idempotent: true, Description: "Get one mention with its classification and triage status."},
-			func(ctx context.Context, p *Principal, in *IDPath) (*store.Mention, error) {
-				return s.Store.Mention(ctx, p.ProjectID, in.ID)
+			func(ctx context.Context, p *Principal, in *IDPath) (*api.Mention, error) {
+				m, err := s.Store.Mention(ctx, p.ProjectID, in.ID)
+				return m.Record(), err
 			}),
 		Define(Capability{Name: "update_mention_status", Title: "Triage a mention", Group: "mention", Method: "PATCH", Path: "/api/v1/mentions/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true,
 			Description: "Set a mention's status: reviewed (seen), done (handled), ignored (not really about the brand — this also teaches the relevance model) or back to new; " +
 				"and/or its public_visibility on the public page: featured (always shown, first), hidden (never) or auto. Returns the full mention. " +
 				"Only a status change fires mention.updated."},
-			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*store.Mention, error) {
-				return s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
+			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*api.Mention, error) {
+				m, err := s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
+				return m.Record(), err
 			}),
 		Define(Capability{Name: "export_mentions", Title: "Export mentions as CSV", Group: "mention", Method: "GET", Path: "/api/v1/exports/mentions",
 			Scope: MentionsRead, Idempotent: true, CSV: true,
@@ -212,13 +215,14 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if err != nil {
 		return nil, err
 	}
-	out := &ListMentionsOut{Items: items}
+	out := &ListMentionsOut{}
 	if len(items) > limit {
-		out.Items = items[:limit]
+		items = items[:limit]
 		out.HasMore = true
-		c := s.sealCursor(store.PositionOf(out.Items[limit-1], f), binding)
+		c := s.sealCursor(store.PositionOf(items[limit-1], f), binding)
 		out.NextCursor = &c
 	}
+	out.Items = store.MentionRecords(items)
 	return out, nil
 }
 
@@ -433,7 +437,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 	for _, src := range in.Sources {
 		sources[src] = true
 	}
-	out := &PreviewOut{Items: []*store.Mention{}}
+	out := &PreviewOut{Items: []*api.Mention{}}
 	f := store.MentionFilter{ProjectID: p.ProjectID}
 	var after *store.Position
 	for out.Scanned < scan {
@@ -449,7 +453,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 			if m.Match(collect.Post{Source: mn.Source, AuthorHandle: mn.AuthorHandle, Text: mn.Text}) {
 				out.Matched++
 				if len(out.Items) < limit {
-					out.Items = append(out.Items, mn)
+					out.Items = append(out.Items, mn.Record())
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"earshot/api"
 	"earshot/netguard"
 	"earshot/store"
 	"earshot/vocab"
@@ -45,7 +46,7 @@ type UpdateMonitorIn struct {
 }
 
 type MonitorsOut struct {
-	Monitors []*store.Monitor `json:"monitors"`
+	Monitors []*api.Monitor `json:"monitors"`
 }
 
 type UpdateKeywordIn struct {
@@ -107,11 +108,17 @@ func (s *Service) listMonitors(ctx context.Context, p *Principal, _ *Empty) (*Mo
 	if err != nil {
 		return nil, err
 	}
-	return &MonitorsOut{Monitors: ms}, nil
+	return &MonitorsOut{Monitors: store.MonitorRecords(ms)}, nil
 }
 
-func (s *Service) getMonitor(ctx context.Context, p *Principal, in *IDPath) (*store.Monitor, error) {
-	return s.Store.Monitor(ctx, p.ProjectID, in.ID)
+func (s *Service) getMonitor(ctx context.Context, p *Principal, in *IDPath) (*api.Monitor, error) {
+	return s.monitorRecord(ctx, p.ProjectID, in.ID)
+}
+
+// monitorRecord reads a monitor as create, get and update_monitor answer it.
+func (s *Service) monitorRecord(ctx context.Context, projectID, id string) (*api.Monitor, error) {
+	m, err := s.Store.Monitor(ctx, projectID, id)
+	return m.Record(), err
 }
 
 // quotaLeft returns an error when the project's quota is used up.
@@ -160,7 +167,7 @@ func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) erro
 	return nil
 }
 
-func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMonitorIn) (*store.Monitor, error) {
+func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMonitorIn) (*api.Monitor, error) {
 	if err := s.checkFetchURLs(p, "feed_urls", in.FeedURLs); err != nil {
 		return nil, err
 	}
@@ -196,7 +203,7 @@ func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMon
 		return nil, err
 	}
 	s.monitorChanged(p.ProjectID, m.ID)
-	return s.Store.Monitor(ctx, p.ProjectID, m.ID)
+	return s.monitorRecord(ctx, p.ProjectID, m.ID)
 }
 
 func (s *Service) monitorChanged(projectID, id string) {
@@ -205,7 +212,7 @@ func (s *Service) monitorChanged(projectID, id string) {
 	}
 }
 
-func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMonitorIn) (*store.Monitor, error) {
+func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMonitorIn) (*api.Monitor, error) {
 	m, err := s.Store.Monitor(ctx, p.ProjectID, in.ID)
 	if err != nil {
 		return nil, err
@@ -288,7 +295,7 @@ func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMon
 		}
 	}
 	s.monitorChanged(p.ProjectID, m.ID)
-	return s.Store.Monitor(ctx, p.ProjectID, m.ID)
+	return s.monitorRecord(ctx, p.ProjectID, m.ID)
 }
 
 // watchKey summarises what a monitor searches for; when it changes, the next

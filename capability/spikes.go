@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -24,15 +25,15 @@ type ListSpikesIn struct {
 }
 
 type SpikesOut struct {
-	Spikes     []*store.Spike `json:"spikes"`
-	NextCursor *string        `json:"nextCursor"`
-	HasMore    bool           `json:"hasMore"`
+	Spikes     []*api.Spike `json:"spikes"`
+	NextCursor *string      `json:"nextCursor"`
+	HasMore    bool         `json:"hasMore"`
 }
 
 // SpikeOut is a spike with the mentions behind it.
 type SpikeOut struct {
-	*store.Spike
-	Mentions []*store.Mention `json:"mentions" doc:"Up to 20 of the mentions behind the spike (its scope's relevant mentions of its kind in its hour), most urgent first."`
+	*api.Spike
+	Mentions []*api.Mention `json:"mentions" doc:"Up to 20 of the mentions behind the spike (its scope's relevant mentions of its kind in its hour), most urgent first."`
 }
 
 // spikeMentionsShown bounds the mentions get_spike returns; mentions_query
@@ -94,14 +95,15 @@ func (s *Service) listSpikes(ctx context.Context, p *Principal, in *ListSpikesIn
 	if err != nil {
 		return nil, err
 	}
-	out := &SpikesOut{Spikes: sps}
+	out := &SpikesOut{}
 	if len(sps) > limit {
-		out.Spikes = sps[:limit]
+		sps = sps[:limit]
 		out.HasMore = true
-		last := out.Spikes[limit-1]
+		last := sps[limit-1]
 		c := s.sealCursor(store.Position{At: last.BucketStart, ID: last.ID}, binding)
 		out.NextCursor = &c
 	}
+	out.Spikes = store.SpikeRecords(sps)
 	return out, nil
 }
 
@@ -114,7 +116,7 @@ func (s *Service) getSpike(ctx context.Context, p *Principal, in *IDPath) (*Spik
 	if err != nil {
 		return nil, err
 	}
-	return &SpikeOut{Spike: sp, Mentions: ms}, nil
+	return &SpikeOut{Spike: sp.Record(), Mentions: store.MentionRecords(ms)}, nil
 }
 
 // checkSpikeFilters: a spike alert is narrowed by monitor and by kind

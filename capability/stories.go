@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -20,9 +21,9 @@ type ListStoriesIn struct {
 }
 
 type ListStoriesOut struct {
-	Stories    []*store.Story `json:"stories"`
-	NextCursor *string        `json:"nextCursor"`
-	HasMore    bool           `json:"hasMore"`
+	Stories    []*api.Story `json:"stories"`
+	NextCursor *string      `json:"nextCursor"`
+	HasMore    bool         `json:"hasMore"`
 }
 
 type UpdateStoryStatusIn struct {
@@ -31,7 +32,7 @@ type UpdateStoryStatusIn struct {
 }
 
 type UpdateStoryStatusOut struct {
-	store.Story
+	api.Story
 	MentionsUpdated int `json:"mentions_updated" doc:"How many mentions changed status (those already in it are left untouched and fire no event)."`
 }
 
@@ -45,8 +46,8 @@ func (s *Service) storyCaps() []*Capability {
 			s.listStories),
 		Define(Capability{Name: "get_story", Title: "Get a story", Group: "story", Method: "GET", Path: "/api/v1/stories/:id",
 			Scope: MentionsRead, Idempotent: true, Description: "Get one story: title, shared link, mention count, counts per source and per triage status, first and last seen."},
-			func(ctx context.Context, p *Principal, in *IDPath) (*store.Story, error) {
-				return s.Store.Story(ctx, p.ProjectID, in.ID)
+			func(ctx context.Context, p *Principal, in *IDPath) (*api.Story, error) {
+				return recorded[api.Story](s.Store.Story(ctx, p.ProjectID, in.ID))
 			}),
 		Define(Capability{Name: "update_story_status", Title: "Triage a story", Group: "story", Method: "PATCH", Path: "/api/v1/stories/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true,
@@ -57,7 +58,7 @@ func (s *Service) storyCaps() []*Capability {
 				if err != nil {
 					return nil, err
 				}
-				return &UpdateStoryStatusOut{Story: *st, MentionsUpdated: n}, nil
+				return &UpdateStoryStatusOut{Story: *st.Record(), MentionsUpdated: n}, nil
 			}),
 	}
 }
@@ -78,13 +79,14 @@ func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStories
 	if err != nil {
 		return nil, err
 	}
-	out := &ListStoriesOut{Stories: items}
+	out := &ListStoriesOut{}
 	if len(items) > limit {
-		out.Stories = items[:limit]
+		items = items[:limit]
 		out.HasMore = true
-		c := s.sealCursor(store.PositionOfStory(out.Stories[limit-1]), binding)
+		c := s.sealCursor(store.PositionOfStory(items[limit-1]), binding)
 		out.NextCursor = &c
 	}
+	out.Stories = store.StoryRecords(items)
 	return out, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -76,15 +77,15 @@ func (s *Service) viewCaps() []*Capability {
 			}),
 		Define(Capability{Name: "create_mention_view", Title: "Save a view", Group: "view", Method: "POST", Path: "/api/v1/views",
 			Scope: MentionsWrite, Write: true, Description: "Save a named mentions filter (same keys as the list_mentions query) for quick reuse."},
-			func(ctx context.Context, p *Principal, in *CreateViewIn) (*store.View, error) {
+			func(ctx context.Context, p *Principal, in *CreateViewIn) (*api.View, error) {
 				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
-				return s.Store.CreateView(ctx, p.ProjectID, in.Name, filtersJSON(in.Filters))
+				return recorded[api.View](s.Store.CreateView(ctx, p.ProjectID, in.Name, filtersJSON(in.Filters)))
 			}),
 		Define(Capability{Name: "update_mention_view", Title: "Update a view", Group: "view", Method: "PATCH", Path: "/api/v1/views/:id",
 			Scope: MentionsWrite, Write: true, Idempotent: true, Description: "Rename a saved view or replace its filters."},
-			func(ctx context.Context, p *Principal, in *UpdateViewIn) (*store.View, error) {
+			func(ctx context.Context, p *Principal, in *UpdateViewIn) (*api.View, error) {
 				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
@@ -92,7 +93,7 @@ func (s *Service) viewCaps() []*Capability {
 				if in.Filters != nil {
 					f = filtersJSON(in.Filters)
 				}
-				return s.Store.UpdateView(ctx, p.ProjectID, in.ID, in.Name, f)
+				return recorded[api.View](s.Store.UpdateView(ctx, p.ProjectID, in.ID, in.Name, f))
 			}),
 		Define(Capability{Name: "delete_mention_view", Title: "Delete a view", Group: "view", Method: "DELETE", Path: "/api/v1/views/:id",
 			Scope: MentionsWrite, Write: true, Destructive: true, Idempotent: true, Description: "Delete a saved view; mentions are unaffected."},

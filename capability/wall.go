@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -11,9 +12,9 @@ import (
 const wallSize = 200
 
 type PublicPageOut struct {
-	Enabled bool             `json:"enabled" doc:"Whether the public page is published."`
-	URL     *string          `json:"url" doc:"The page's address; null while it is off."`
-	Items   []*store.Mention `json:"items" doc:"What the page shows (or would show, when off), in its order: featured first, then testimonials, each newest first."`
+	Enabled bool           `json:"enabled" doc:"Whether the public page is published."`
+	URL     *string        `json:"url" doc:"The page's address; null while it is off."`
+	Items   []*api.Mention `json:"items" doc:"What the page shows (or would show, when off), in its order: featured first, then testimonials, each newest first."`
 }
 
 func (s *Service) wallCaps() []*Capability {
@@ -27,9 +28,9 @@ func (s *Service) wallCaps() []*Capability {
 	}
 }
 
-// PublicWall is the public page's mentions (store.PublicMentions), for the
+// publicWall is the public page's mentions (store.PublicMentions), for the
 // page itself and the dashboard's preview.
-func (s *Service) PublicWall(ctx context.Context, projectID string) ([]*store.Mention, error) {
+func (s *Service) publicWall(ctx context.Context, projectID string) ([]*store.Mention, error) {
 	return s.Store.PublicMentions(ctx, projectID, wallSize)
 }
 
@@ -38,11 +39,11 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 	if err != nil {
 		return nil, err
 	}
-	items, err := s.PublicWall(ctx, p.ProjectID)
+	items, err := s.publicWall(ctx, p.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	out := &PublicPageOut{Enabled: pr.PublicEnabled && !pr.Archived(), Items: items}
+	out := &PublicPageOut{Enabled: pr.PublicEnabled && !pr.Archived(), Items: store.MentionRecords(items)}
 	if out.Enabled {
 		u := s.PublicURL(pr.Slug)
 		out.URL = &u
@@ -54,7 +55,7 @@ func (s *Service) previewPublicPage(ctx context.Context, p *Principal, _ *Empty)
 type PublicPage struct {
 	Name, Description string
 	Website           *string
-	Items             []*store.Mention // PublicWall's order
+	Items             []*api.Mention // publicWall's order
 }
 
 // PublicPage is the public page of the project with this slug, for anyone:
@@ -71,9 +72,9 @@ func (s *Service) PublicPage(ctx context.Context, slug string) (*PublicPage, err
 	if !pr.PublicEnabled || pr.Archived() {
 		return nil, NotFound("page")
 	}
-	items, err := s.PublicWall(ctx, pr.ID)
+	items, err := s.publicWall(ctx, pr.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &PublicPage{Name: pr.Name, Description: pr.Description, Website: pr.Website, Items: items}, nil
+	return &PublicPage{Name: pr.Name, Description: pr.Description, Website: pr.Website, Items: store.MentionRecords(items)}, nil
 }

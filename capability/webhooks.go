@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"earshot/api"
 	"earshot/store"
 	"earshot/webhooksig"
 )
@@ -17,7 +18,7 @@ type CreateWebhookIn struct {
 }
 
 type CreateWebhookOut struct {
-	*store.Webhook
+	*api.Webhook
 	Secret *string `json:"secret" doc:"The Standard Webhooks signing secret (whsec_…), shown once. null in an idempotent replay: the secret is shown once and not stored."`
 }
 
@@ -29,7 +30,7 @@ type UpdateWebhookIn struct {
 }
 
 type WebhooksOut struct {
-	Webhooks []*store.Webhook `json:"webhooks"`
+	Webhooks []*api.Webhook `json:"webhooks"`
 }
 
 type RotateOut struct {
@@ -46,9 +47,9 @@ type ListDeliveriesIn struct {
 }
 
 type DeliveriesOut struct {
-	Deliveries []*store.Delivery `json:"deliveries"`
-	NextCursor *string           `json:"nextCursor"`
-	HasMore    bool              `json:"hasMore"`
+	Deliveries []*api.Delivery `json:"deliveries"`
+	NextCursor *string         `json:"nextCursor"`
+	HasMore    bool            `json:"hasMore"`
 }
 
 type ReplayOut struct {
@@ -62,7 +63,7 @@ func (s *Service) webhookCaps() []*Capability {
 			Scope: WebhooksWrite, Idempotent: true, Description: "List webhook subscriptions (secrets are never shown again)."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*WebhooksOut, error) {
 				ws, err := s.Store.ListWebhooks(ctx, p.ProjectID)
-				return &WebhooksOut{Webhooks: ws}, err
+				return &WebhooksOut{Webhooks: store.WebhookRecords(ws)}, err
 			}),
 		Define(Capability{Name: "create_webhook", Title: "Create a webhook", Group: "webhook", Method: "POST", Path: "/api/v1/webhooks",
 			Scope: WebhooksWrite, Write: true, Secrets: []string{"secret"},
@@ -112,10 +113,10 @@ func (s *Service) createWebhook(ctx context.Context, p *Principal, in *CreateWeb
 		return nil, err
 	}
 	secret := w.Secret
-	return &CreateWebhookOut{Webhook: w, Secret: &secret}, nil
+	return &CreateWebhookOut{Webhook: w.Record(), Secret: &secret}, nil
 }
 
-func (s *Service) updateWebhook(ctx context.Context, p *Principal, in *UpdateWebhookIn) (*store.Webhook, error) {
+func (s *Service) updateWebhook(ctx context.Context, p *Principal, in *UpdateWebhookIn) (*api.Webhook, error) {
 	w, err := s.Store.Webhook(ctx, p.ProjectID, in.ID)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func (s *Service) updateWebhook(ctx context.Context, p *Principal, in *UpdateWeb
 	if err := s.Store.SaveWebhook(ctx, w); err != nil {
 		return nil, err
 	}
-	return w, nil
+	return w.Record(), nil
 }
 
 func (s *Service) rotateSecret(ctx context.Context, p *Principal, in *IDPath) (*RotateOut, error) {
@@ -176,13 +177,14 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	if err != nil {
 		return nil, err
 	}
-	out := &DeliveriesOut{Deliveries: ds}
+	out := &DeliveriesOut{}
 	if len(ds) > limit {
-		out.Deliveries = ds[:limit]
+		ds = ds[:limit]
 		out.HasMore = true
 		c := s.encodeSeqCursor(ds[limit-1].Seq, "dlv:"+in.ID+":"+in.Status)
 		out.NextCursor = &c
 	}
+	out.Deliveries = store.DeliveryRecords(ds)
 	return out, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -116,15 +117,16 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 			Mention json.RawMessage `json:"mention"`
 		} `json:"data"`
 	}
-	var m store.Mention
+	var rec api.Mention
 	if err := json.Unmarshal([]byte(ev.Payload), &body); err != nil || len(body.Data.Mention) == 0 {
 		log.Warn("mention.created event without data.mention; no alerts", "event", ev.ID)
 		return f
 	}
-	if err := json.Unmarshal(body.Data.Mention, &m); err != nil {
+	if err := json.Unmarshal(body.Data.Mention, &rec); err != nil {
 		log.Warn("mention.created event with an unreadable mention; no alerts", "event", ev.ID, "err", err)
 		return f
 	}
+	m := *store.MentionFromRecord(&rec)
 	if m.ProjectID == "" {
 		m.ProjectID = ev.ProjectID // the event's project is the mention's
 	}
@@ -134,24 +136,6 @@ func (t *projectTargets) fanout(ev *store.OutboxEvent, now time.Time, log interf
 		}
 	}
 	return f
-}
-
-// mentionRecord is the part of a mention record (data.mention) alerts read.
-type mentionRecord struct {
-	ID           string   `json:"id"`
-	MonitorID    string   `json:"monitor_id"`
-	MonitorIDs   []string `json:"monitor_ids"`
-	Source       string   `json:"source"`
-	URL          string   `json:"url"`
-	AuthorHandle string   `json:"author_handle"`
-	Text         string   `json:"text"`
-	PublishedAt  string   `json:"published_at"`
-	IsRelevant   *bool    `json:"is_relevant"`
-	Category     string   `json:"category"`
-	Sentiment    string   `json:"sentiment"`
-	Urgency      int      `json:"urgency"`
-	AISummary    string   `json:"ai_summary"`
-	Status       string   `json:"status"`
 }
 
 // alertMatch: an alert's filters (a saved view's, store.Filter) select a
@@ -297,14 +281,17 @@ func (w *Worker) alertMentions(ctx context.Context, projectID string, raw []json
 	monitors := map[string]string{}
 	out := make([]AlertMention, 0, len(raw))
 	for _, r := range raw {
-		var m mentionRecord
+		var m api.Mention
 		_ = json.Unmarshal(r, &m) // stored by us from a decoded record
 		am := AlertMention{Source: m.Source, AuthorHandle: m.AuthorHandle, URL: m.URL, Text: m.Text, Summary: m.AISummary,
 			Category: m.Category, Sentiment: m.Sentiment, Urgency: m.Urgency, ProjectName: projectName}
 		if t, err := time.Parse(time.RFC3339Nano, m.PublishedAt); err == nil {
 			am.PublishedAt = t
 		}
-		monitorID := m.MonitorID
+		monitorID := ""
+		if m.MonitorID != nil {
+			monitorID = *m.MonitorID
+		}
 		if monitorID == "" && len(m.MonitorIDs) > 0 {
 			monitorID = m.MonitorIDs[0]
 		}

@@ -254,7 +254,7 @@ func TestWorkerDeliversSignedInOrder(t *testing.T) {
 
 	got := mentions.got()
 	for i, ev := range evs {
-		payload, _ := json.Marshal(ev)
+		payload, _ := json.Marshal(ev.Record())
 		if got[i].ID != ev.ID || !bytes.Equal(got[i].Body, payload) || got[i].Path != "/hook" {
 			t.Fatalf("request %d: id %s body %s, want %s %s", i, got[i].ID, got[i].Body, ev.ID, payload)
 		}

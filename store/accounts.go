@@ -13,11 +13,11 @@ import (
 
 // User is a dashboard user.
 type User struct {
-	ID           string `json:"id"`
-	Email        string `json:"email"`
-	FullName     string `json:"full_name"`
+	ID           string
+	Email        string
+	FullName     string
 	PasswordHash string `json:"-"`
-	CreatedAt    string `json:"created_at"`
+	CreatedAt    string
 }
 
 // CreateUser inserts a user; a taken email is ErrConflict.
@@ -125,16 +125,16 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 
 // APIKey is a project-scoped credential; only the SHA-256 of the secret is kept.
 type APIKey struct {
-	ID         string   `json:"id"`
-	ProjectID  string   `json:"project_id"`
-	Name       string   `json:"name"`
-	Prefix     string   `json:"prefix"`
-	Last4      string   `json:"last4"`
-	Scopes     []string `json:"scopes"`
-	CreatedBy  string   `json:"created_by,omitempty"`
-	CreatedAt  string   `json:"created_at"`
-	LastUsedAt *string  `json:"last_used_at"`
-	RevokedAt  *string  `json:"revoked_at"`
+	ID         string
+	ProjectID  string
+	Name       string
+	Prefix     string
+	Last4      string
+	Scopes     []string
+	CreatedBy  string
+	CreatedAt  string
+	LastUsedAt *string
+	RevokedAt  *string
 }
 
 // CreateAPIKey stores a key by hash.

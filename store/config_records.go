@@ -12,10 +12,10 @@ import (
 
 // View is a saved mentions filter.
 type View struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Filters   json.RawMessage `json:"filters"`
-	CreatedAt string          `json:"created_at"`
+	ID        string
+	Name      string
+	Filters   json.RawMessage
+	CreatedAt string
 }
 
 func scanView(row interface{ Scan(...any) error }) (*View, error) {
@@ -101,19 +101,19 @@ func (s *Store) execOne(ctx context.Context, q string, args ...any) error {
 
 // Alert is a rule that pushes matching mentions to a channel.
 type Alert struct {
-	ID           string          `json:"id"`
-	ProjectID    string          `json:"-"`
-	Name         string          `json:"name"`
-	Active       bool            `json:"active"`
-	MinUrgency   int             `json:"min_urgency"`
-	Channel      string          `json:"channel"`
-	Target       string          `json:"target"`
-	Secret       string          `json:"-"`
-	Filters      json.RawMessage `json:"filters"`
-	Digest       string          `json:"digest"`
-	Trigger      string          `json:"trigger" doc:"mention: new relevant mentions fire it; spike: detected spikes (spike.detected) fire it."`
-	LastDigestAt *string         `json:"last_digest_at"`
-	CreatedAt    string          `json:"created_at"`
+	ID           string
+	ProjectID    string
+	Name         string
+	Active       bool
+	MinUrgency   int
+	Channel      string
+	Target       string
+	Secret       string `json:"-"`
+	Filters      json.RawMessage
+	Digest       string
+	Trigger      string
+	LastDigestAt *string
+	CreatedAt    string
 }
 
 const alertCols = `id, project_id, name, active, min_urgency, channel, target, secret, filters, digest, last_digest_at, created_at, trigger_type`
@@ -187,17 +187,17 @@ func (s *Store) DeleteAlert(ctx context.Context, projectID, id string) error {
 
 // Webhook is an event subscription.
 type Webhook struct {
-	ID                  string   `json:"id"`
-	ProjectID           string   `json:"-"`
-	URL                 string   `json:"url"`
-	Events              []string `json:"events"`
-	Active              bool     `json:"active"`
-	DisabledReason      string   `json:"disabled_reason,omitempty"`
-	Secret              string   `json:"-"`
-	PreviousSecret      string   `json:"-"`
-	PreviousSecretUntil *string  `json:"-"`
-	CreatedAt           string   `json:"created_at"`
-	UpdatedAt           string   `json:"updated_at"`
+	ID                  string
+	ProjectID           string
+	URL                 string
+	Events              []string
+	Active              bool
+	DisabledReason      string
+	Secret              string  `json:"-"`
+	PreviousSecret      string  `json:"-"`
+	PreviousSecretUntil *string `json:"-"`
+	CreatedAt           string
+	UpdatedAt           string
 }
 
 // Secrets returns the signing secrets currently valid (new first).

@@ -67,7 +67,7 @@ func (s *Store) UpdateMention(ctx context.Context, projectID, id string, ch Ment
 		if !statusChanged {
 			return nil
 		}
-		ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
+		ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m.Record(), "previous_status": prev})
 		if err != nil {
 			return err
 		}

@@ -10,21 +10,21 @@ import (
 
 // Delivery is one attempt series of sending one event to one webhook.
 type Delivery struct {
-	Seq            int64   `json:"-"`
-	ID             string  `json:"id"`
-	WebhookID      string  `json:"webhook_id"`
-	EventID        string  `json:"event_id"`
-	EventType      string  `json:"event_type"`
-	Payload        string  `json:"-"`
-	Status         string  `json:"status"` // pending, delivered, failed
-	Attempts       int     `json:"attempts"`
-	NextAttemptAt  *string `json:"next_attempt_at"`
-	LastStatusCode *int    `json:"last_status_code"`
-	LastResponse   string  `json:"last_response"`
-	LastError      string  `json:"last_error,omitempty"`
-	ReplayOf       *string `json:"replay_of"`
-	CreatedAt      string  `json:"created_at"`
-	UpdatedAt      string  `json:"updated_at"`
+	Seq            int64
+	ID             string
+	WebhookID      string
+	EventID        string
+	EventType      string
+	Payload        string
+	Status         string // pending, delivered, failed
+	Attempts       int
+	NextAttemptAt  *string
+	LastStatusCode *int
+	LastResponse   string
+	LastError      string
+	ReplayOf       *string
+	CreatedAt      string
+	UpdatedAt      string
 }
 
 const deliveryCols = `seq, id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, last_status_code, last_response, last_error, replay_of, created_at, updated_at`

@@ -8,17 +8,20 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"earshot/api"
 )
 
 // Event is an outbox record: written in the same transaction as the change
-// that causes it, delivered to webhooks later.
+// that causes it, delivered to webhooks later. The body webhooks receive
+// is its record (Record, api.Event).
 type Event struct {
-	Seq       int64           `json:"-"`
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	CreatedAt string          `json:"created_at"`
-	ProjectID string          `json:"project_id"`
-	Data      json.RawMessage `json:"data"`
+	Seq       int64
+	ID        string
+	Type      string
+	CreatedAt string
+	ProjectID string
+	Data      json.RawMessage
 
 	mentionRef string // see newMentionRefEvent
 }
@@ -45,7 +48,7 @@ const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, create
 // insertEventStmt is insertEvent through stmt, insertEventSQL prepared in
 // tx, when it is not nil: a batch recording many events prepares it once.
 func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event) error {
-	payload, err := json.Marshal(ev)
+	payload, err := json.Marshal(ev.Record())
 	if err != nil {
 		return err
 	}
@@ -79,7 +82,7 @@ func newMentionRefEvent(projectID, typ, mentionID string) *Event {
 // body, with the mention record as it is now. A mention that no longer
 // exists leaves the reference as it is.
 func (s *Store) completeMentionEvent(ctx context.Context, payload, mentionID string) (string, error) {
-	var ev Event
+	var ev api.Event
 	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
 		return "", err
 	}
@@ -90,7 +93,7 @@ func (s *Store) completeMentionEvent(ctx context.Context, payload, mentionID str
 	if err != nil {
 		return "", err
 	}
-	ev.Data, err = json.Marshal(map[string]any{"mention": m})
+	ev.Data, err = json.Marshal(map[string]any{"mention": m.Record()})
 	if err != nil {
 		return "", err
 	}

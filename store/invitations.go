@@ -15,15 +15,15 @@ import (
 // one-time link, as a new account or while logged in. Only the SHA-256 of
 // the link's token is stored.
 type Invitation struct {
-	ID         string  `json:"id"`
-	ProjectID  string  `json:"-"`
-	Email      string  `json:"email"`
-	Role       string  `json:"role"`
-	InvitedBy  string  `json:"-"`
-	CreatedAt  string  `json:"created_at"`
-	ExpiresAt  string  `json:"expires_at"`
-	AcceptedAt *string `json:"-"`
-	RevokedAt  *string `json:"-"`
+	ID         string
+	ProjectID  string
+	Email      string
+	Role       string
+	InvitedBy  string
+	CreatedAt  string
+	ExpiresAt  string
+	AcceptedAt *string
+	RevokedAt  *string
 }
 
 // Status is pending, accepted, revoked or expired.

@@ -15,47 +15,49 @@ import (
 	"modernc.org/sqlite"
 )
 
-// Mention is a collected post with its classification.
+// Mention is a collected post with its classification, as stored. It has
+// no JSON of its own: REST, MCP and webhook payloads show its public record
+// (Record, api.Mention).
 type Mention struct {
-	ID           string           `json:"id"`
-	ProjectID    string           `json:"project_id"`
-	MonitorID    *string          `json:"monitor_id"`
-	MonitorIDs   []string         `json:"monitor_ids"`
-	Source       string           `json:"source"`
-	ExternalID   string           `json:"external_id"`
-	URL          string           `json:"url"`
-	AuthorHandle string           `json:"author_handle"`
-	Text         string           `json:"text"`
-	PublishedAt  string           `json:"published_at"`
-	CollectedAt  string           `json:"collected_at"`
-	Engagement   map[string]int64 `json:"engagement"`
-	IsRelevant   bool             `json:"is_relevant" doc:"Really about the brand. False for name clashes and for the project's own posts; such mentions fire no mention.created and no alert."`
-	Category     string           `json:"category"`
-	Sentiment    string           `json:"sentiment"`
-	Urgency      int              `json:"urgency"`
-	AISummary    string           `json:"ai_summary"`
-	Status       string           `json:"status"`
-	Classifier   string           `json:"classifier"`
-	UpdatedAt    string           `json:"updated_at"`
+	ID           string
+	ProjectID    string
+	MonitorID    *string
+	MonitorIDs   []string
+	Source       string
+	ExternalID   string
+	URL          string
+	AuthorHandle string
+	Text         string
+	PublishedAt  string
+	CollectedAt  string
+	Engagement   map[string]int64
+	IsRelevant   bool
+	Category     string
+	Sentiment    string
+	Urgency      int
+	AISummary    string
+	Status       string
+	Classifier   string
+	UpdatedAt    string
 
 	// Own: posted by one of the project's own accounts (a watched handle
 	// of an own-brand monitor) or on its website; stored with
 	// is_relevant=false, not a mention to triage.
-	Own bool `json:"own" doc:"Posted by the project's own account or on its own website: kept, but not a mention to triage (is_relevant is false)."`
+	Own bool
 	// One short sentence each: why this category, urgency and relevance
 	// ("" when the classifier gave none, and for mentions stored before
 	// reasons were kept).
-	CategoryReason  string `json:"category_reason" doc:"Why the classifier chose this category, in one short sentence; empty when it gave none."`
-	UrgencyReason   string `json:"urgency_reason" doc:"Why the urgency is what it is, in one short sentence; empty when the classifier gave none."`
-	RelevanceReason string `json:"relevance_reason" doc:"Why the mention is (not) relevant or is an own post, in one short sentence; empty when the classifier gave none."`
+	CategoryReason  string
+	UrgencyReason   string
+	RelevanceReason string
 	// PublicVisibility is the editor's choice for the public page: auto
 	// (the wall's rule decides), featured or hidden (curation.go).
-	PublicVisibility string `json:"public_visibility"`
+	PublicVisibility string
 	// The mention's story (stories.go): null while no other mention
 	// shares its link or text; story_count is 1 then.
-	StoryID      *string        `json:"story_id" doc:"The story this mention belongs to (mentions sharing a link or near-duplicate text); null when it is alone."`
-	StoryCount   int            `json:"story_count" doc:"Mentions in the story, this one included; 1 when it is alone."`
-	StorySources map[string]int `json:"story_sources" doc:"Mentions of the story per source, this one included."`
+	StoryID      *string
+	StoryCount   int
+	StorySources map[string]int
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,

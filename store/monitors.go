@@ -11,26 +11,26 @@ import (
 
 // Monitor is a keyword set watched across sources.
 type Monitor struct {
-	ID                  string         `json:"id"`
-	ProjectID           string         `json:"project_id"`
-	Name                string         `json:"name"`
-	Keywords            []string       `json:"keywords"`
-	ExcludeKeywords     []string       `json:"exclude_keywords"`
-	QueryMode           string         `json:"query_mode"`
-	WatchAccounts       []string       `json:"watch_accounts"`
-	FeedURLs            []string       `json:"feed_urls"`
-	ReviewURLs          []string       `json:"review_urls"`
-	Sources             []string       `json:"sources"`
-	GroupName           string         `json:"group_name"`
-	GroupID             *string        `json:"group_id"`
-	Active              bool           `json:"active"`
-	ScanIntervalMinutes int            `json:"scan_interval_minutes"`
-	BackfillHours       int            `json:"backfill_hours"`
-	LastScannedAt       *string        `json:"last_scanned_at"`
-	CreatedAt           string         `json:"created_at"`
-	UpdatedAt           string         `json:"updated_at"`
-	DeletedAt           *string        `json:"-"`
-	SourceStatus        []SourceStatus `json:"source_status"`
+	ID                  string
+	ProjectID           string
+	Name                string
+	Keywords            []string
+	ExcludeKeywords     []string
+	QueryMode           string
+	WatchAccounts       []string
+	FeedURLs            []string
+	ReviewURLs          []string
+	Sources             []string
+	GroupName           string
+	GroupID             *string
+	Active              bool
+	ScanIntervalMinutes int
+	BackfillHours       int
+	LastScannedAt       *string
+	CreatedAt           string
+	UpdatedAt           string
+	DeletedAt           *string
+	SourceStatus        []SourceStatus
 }
 
 // HasSomethingToWatch reports whether the monitor can collect anything.
@@ -183,14 +183,14 @@ func (s *Store) RemoveKeyword(ctx context.Context, projectID, keyword string) ([
 
 // SourceStatus is the health of one source of one monitor.
 type SourceStatus struct {
-	Source           string  `json:"source"`
-	Status           string  `json:"status"` // pending, ok, not_configured, rate_limited, failing, stale
-	Detail           string  `json:"detail,omitempty"`
-	LastError        string  `json:"last_error,omitempty"`
-	FailingSince     *string `json:"failing_since,omitempty"`
-	RateLimitedUntil *string `json:"rate_limited_until,omitempty"`
-	LastOKAt         *string `json:"last_ok_at,omitempty"`
-	LastPostAt       *string `json:"last_post_at,omitempty"`
+	Source           string
+	Status           string // pending, ok, not_configured, rate_limited, failing, stale
+	Detail           string
+	LastError        string
+	FailingSince     *string
+	RateLimitedUntil *string
+	LastOKAt         *string
+	LastPostAt       *string
 }
 
 func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
@@ -243,10 +243,10 @@ func placeholders(n int) string {
 
 // KeywordGroup is a labelled pile of monitors' keywords.
 type KeywordGroup struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	IsOwn     bool   `json:"is_own"`
-	CreatedAt string `json:"created_at"`
+	ID        string
+	Name      string
+	IsOwn     bool
+	CreatedAt string
 }
 
 // CreateKeywordGroup inserts a group.

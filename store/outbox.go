@@ -617,16 +617,16 @@ func (s *Store) FlushDigest(ctx context.Context, alertID string, cutoff, now tim
 
 // AlertDelivery is a row of an alert's notification log.
 type AlertDelivery struct {
-	ID             string  `json:"id"`
-	AlertID        string  `json:"alert_id"`
-	Kind           string  `json:"kind"`
-	EventIDs       string  `json:"event_ids"`
-	Status         string  `json:"status"`
-	Attempts       int     `json:"attempts"`
-	NextAttemptAt  *string `json:"next_attempt_at"`
-	LastStatusCode *int    `json:"last_status_code"`
-	LastError      string  `json:"last_error,omitempty"`
-	CreatedAt      string  `json:"created_at"`
+	ID             string
+	AlertID        string
+	Kind           string
+	EventIDs       string
+	Status         string
+	Attempts       int
+	NextAttemptAt  *string
+	LastStatusCode *int
+	LastError      string
+	CreatedAt      string
 }
 
 // ListAlertDeliveries lists an alert's notifications, newest first.

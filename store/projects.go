@@ -14,17 +14,17 @@ import (
 
 // Project is a workspace.
 type Project struct {
-	ID            string  `json:"id"`
-	Name          string  `json:"name"`
-	Slug          string  `json:"slug"`
-	Plan          string  `json:"plan"`
-	Website       *string `json:"website"`
-	Description   string  `json:"description"`
-	PublicEnabled bool    `json:"public_enabled"`
-	OwnerID       string  `json:"owner_id"`
-	ArchivedAt    *string `json:"archived_at"`
-	CreatedAt     string  `json:"created_at"`
-	Role          string  `json:"role,omitempty"` // the caller's role, when listed for a user
+	ID            string
+	Name          string
+	Slug          string
+	Plan          string
+	Website       *string
+	Description   string
+	PublicEnabled bool
+	OwnerID       string
+	ArchivedAt    *string
+	CreatedAt     string
+	Role          string // the caller's role, when listed for a user
 }
 
 // Archived reports whether the project was deleted (archived).
@@ -231,11 +231,11 @@ func (s *Store) SetPlan(ctx context.Context, id, plan string) error {
 
 // Member is a user's membership of a project.
 type Member struct {
-	UserID    string `json:"user_id"`
-	Email     string `json:"email"`
-	FullName  string `json:"full_name"`
-	Role      string `json:"role"`
-	CreatedAt string `json:"created_at"`
+	UserID    string
+	Email     string
+	FullName  string
+	Role      string
+	CreatedAt string
 }
 
 // Membership returns userID's role in projectID, or ErrNotFound.
@@ -322,10 +322,10 @@ func (s *Store) RemoveMember(ctx context.Context, projectID, userID string) erro
 
 // Category is a project's configuration of one category value.
 type Category struct {
-	Category    string `json:"category"`
-	Label       string `json:"label"`
-	Description string `json:"description"`
-	Enabled     bool   `json:"enabled"`
+	Category    string
+	Label       string
+	Description string
+	Enabled     bool
 }
 
 // ListCategories lists a project's six categories in display order.

@@ -25,41 +25,42 @@ const (
 	ScopeGroup   = "keyword_group"
 )
 
-// Spike is a burst of one scope's mentions in one UTC hour.
+// Spike is a burst of one scope's mentions in one UTC hour, as stored;
+// its public record is api.Spike (Record).
 type Spike struct {
-	ID             string  `json:"id"`
-	Scope          string  `json:"scope" doc:"monitor or keyword_group: what was counted."`
-	MonitorID      *string `json:"monitor_id" doc:"The monitor whose mentions spiked (scope monitor), else null."`
-	KeywordGroupID *string `json:"keyword_group_id" doc:"The keyword group whose mentions spiked (scope keyword_group), else null."`
-	Kind           string  `json:"kind" doc:"volume (relevant mentions) or negative (relevant negative mentions)."`
-	BucketStart    string  `json:"bucket_start" doc:"Start of the UTC hour (publication time of the mentions)."`
-	BucketEnd      string  `json:"bucket_end" doc:"End of the hour (exclusive)."`
-	Count          int     `json:"count" doc:"Mentions of the kind in the hour (updated while the hour fills)."`
-	Baseline       float64 `json:"baseline" doc:"The usual count of this hour: median of the same hour on the previous days."`
-	Score          float64 `json:"score" doc:"(count - baseline) / robust spread (MAD of the history, at least the square root of the baseline)."`
-	Threshold      int     `json:"threshold" doc:"The fewest mentions that make this hour a spike, given its history."`
-	DetectedAt     string  `json:"detected_at"`
-	UpdatedAt      string  `json:"updated_at"`
+	ID             string
+	Scope          string
+	MonitorID      *string
+	KeywordGroupID *string
+	Kind           string
+	BucketStart    string
+	BucketEnd      string
+	Count          int
+	Baseline       float64
+	Score          float64
+	Threshold      int
+	DetectedAt     string
+	UpdatedAt      string
 	// MonitorIDs are the monitors whose mentions make up the spike: the
 	// monitor, or the group's monitors. Each, with the window, is a
 	// list_mentions filter.
-	MonitorIDs []string `json:"monitor_ids" doc:"The monitor, or the keyword group's monitors."`
+	MonitorIDs []string
 	// MentionsQuery is the list_mentions query that lists the mentions
 	// behind a monitor spike; null for a keyword group (list_mentions
 	// filters one monitor; get_spike returns the group's mentions).
-	MentionsQuery *SpikeMentionsQuery `json:"mentions_query" doc:"list_mentions query parameters selecting the mentions behind a monitor spike; null for a keyword group spike."`
-	MentionsPath  *string             `json:"mentions_path" doc:"The same as a REST path (/api/v1/mentions?…); null for a keyword group spike."`
+	MentionsQuery *SpikeMentionsQuery
+	MentionsPath  *string
 
 	projectID string
 }
 
 // SpikeMentionsQuery is the list_mentions query of a monitor spike.
 type SpikeMentionsQuery struct {
-	MonitorID  string `json:"monitor_id"`
-	Since      string `json:"since"`
-	Until      string `json:"until"`
-	IsRelevant bool   `json:"is_relevant"`
-	Sentiment  string `json:"sentiment,omitempty" doc:"negative for a negative spike."`
+	MonitorID  string
+	Since      string
+	Until      string
+	IsRelevant bool
+	Sentiment  string
 }
 
 const spikeCols = `id, project_id, scope, scope_id, kind, bucket_start, bucket_end, count, baseline, score, detected_at, updated_at, threshold`
@@ -454,7 +455,7 @@ func (s *Store) RecordSpikes(ctx context.Context, projectID string, fs []SpikeFi
 			if !f.Announce {
 				continue
 			}
-			ev, err := NewEvent(projectID, "spike.detected", map[string]any{"spike": sp})
+			ev, err := NewEvent(projectID, "spike.detected", map[string]any{"spike": sp.Record()})
 			if err != nil {
 				return err
 			}

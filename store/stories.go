@@ -14,19 +14,19 @@ import (
 // Story is a group of mentions that share a link or carry near-duplicate
 // text (story_index.go assigns them at ingest).
 type Story struct {
-	ID              string         `json:"id"`
-	ProjectID       string         `json:"project_id"`
-	Title           string         `json:"title" doc:"The summary of the story's first mention (its text when there is no summary)."`
-	Link            *string        `json:"link" doc:"The canonical link the mentions share (scheme, www., tracking parameters and fragment dropped); null when only their text is alike."`
-	MentionCount    int            `json:"mention_count" doc:"Mentions in the story."`
-	Sources         map[string]int `json:"sources" doc:"Mentions per source."`
-	Statuses        map[string]int `json:"statuses" doc:"Mentions per triage status."`
-	FirstMentionID  string         `json:"first_mention_id" doc:"The mention that started the story (the first stored)."`
-	LatestMentionID string         `json:"latest_mention_id" doc:"The most recently published mention."`
-	FirstSeen       string         `json:"first_seen" doc:"Publication time of the earliest mention."`
-	LastSeen        string         `json:"last_seen" doc:"Publication time of the latest mention."`
-	CreatedAt       string         `json:"created_at"`
-	UpdatedAt       string         `json:"updated_at"`
+	ID              string
+	ProjectID       string
+	Title           string
+	Link            *string
+	MentionCount    int
+	Sources         map[string]int
+	Statuses        map[string]int
+	FirstMentionID  string
+	LatestMentionID string
+	FirstSeen       string
+	LastSeen        string
+	CreatedAt       string
+	UpdatedAt       string
 }
 
 // scanStoryAgg fills a scanned mention's story count and sources from
@@ -258,7 +258,7 @@ func (s *Store) UpdateStoryStatus(ctx context.Context, projectID, id, status str
 			if _, err := tx.ExecContext(ctx, `UPDATE mentions SET status = ?, updated_at = ? WHERE id = ?`, status, ts, m.ID); err != nil {
 				return err
 			}
-			ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m, "previous_status": prev})
+			ev, err := NewEvent(projectID, "mention.updated", map[string]any{"mention": m.Record(), "previous_status": prev})
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"earshot/store"
+	"earshot/api"
 )
 
 // highlight escapes text and wraps each match in <mark>: the search term
@@ -108,7 +108,7 @@ func glued(s string, i int, after bool) bool {
 
 // HL is a mention's text (or summary) with its monitors' keywords and the
 // inbox's search term marked.
-func (d rowsData) HL(s string, m *store.Mention) template.HTML {
+func (d rowsData) HL(s string, m *api.Mention) template.HTML {
 	var kws []string
 	seen := map[string]bool{}
 	for _, id := range m.MonitorIDs {
@@ -127,7 +127,7 @@ func (d rowsData) HL(s string, m *store.Mention) template.HTML {
 
 // Title is what a row is headed with: the AI summary, unless it only
 // repeats the post's text (then the text itself heads the row).
-func (d rowsData) Title(m *store.Mention) string {
+func (d rowsData) Title(m *api.Mention) string {
 	if m.AISummary == "" || repeats(m.AISummary, m.Text) {
 		return ""
 	}

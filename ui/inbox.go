@@ -14,6 +14,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/api"
 	"earshot/capability"
 	"earshot/store"
 	"earshot/vocab"
@@ -44,11 +45,11 @@ type inboxData struct {
 	Overview   *overview   // rendered in the page (?overview=1, for browsers without JavaScript)
 	HasStats   bool        // get_mention_stats is served: the overview loads after the page
 	Bursts     []spikeItem // spikes recorded in the last 24 hours
-	Monitors   []*store.Monitor
-	Collapse   bool         // collapse=story: each story listed once
-	GroupLinks []viewLink   // "Each mention" / "Group stories": the same filters and order, collapse=story or not
-	Story      *store.Story // the story the inbox is filtered by (story_id)
-	AllHref    string       // every mention, in the same order
+	Monitors   []*api.Monitor
+	Collapse   bool       // collapse=story: each story listed once
+	GroupLinks []viewLink // "Each mention" / "Group stories": the same filters and order, collapse=story or not
+	Story      *api.Story // the story the inbox is filtered by (story_id)
+	AllHref    string     // every mention, in the same order
 	PollFrom   string
 	Options    map[string][]string
 	Elapsed    time.Duration
@@ -118,7 +119,7 @@ var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", H
 var urgentQuery = "min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + "&status=new"
 
 type rowsData struct {
-	Items    []*store.Mention
+	Items    []*api.Mention
 	CanWrite bool
 	CSRF     string
 	Back     string
@@ -142,7 +143,7 @@ func compact(r *http.Request) bool {
 }
 
 // monitorKeywords maps each monitor to its keywords, for highlighting.
-func (u *UI) monitorKeywords(ms []*store.Monitor) map[string][]string {
+func (u *UI) monitorKeywords(ms []*api.Monitor) map[string][]string {
 	out := make(map[string][]string, len(ms))
 	for _, m := range ms {
 		out[m.ID] = m.Keywords
@@ -150,7 +151,7 @@ func (u *UI) monitorKeywords(ms []*store.Monitor) map[string][]string {
 	return out
 }
 
-func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*store.Monitor {
+func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*api.Monitor {
 	if o := u.exec(r.Context(), p, "list_monitors", &capability.Empty{}); o.Err == nil {
 		return o.Data.(*capability.MonitorsOut).Monitors
 	}
@@ -231,7 +232,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r), Collapse: d.Collapse, Order: q.Get("sort")}
 	if id := q.Get("story_id"); id != "" {
 		if o := u.exec(ctx, pg.P, "get_story", &capability.IDPath{ID: id}); o.Err == nil {
-			d.Story = o.Data.(*store.Story)
+			d.Story = o.Data.(*api.Story)
 			d.AllHref = withSort("/")
 		}
 	}
@@ -411,12 +412,12 @@ func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
 		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r), Collapse: collapse == "story", Order: order}
 }
 
-func (u *UI) renderRows(d rowsData, items []*store.Mention) (string, error) {
+func (u *UI) renderRows(d rowsData, items []*api.Mention) (string, error) {
 	d.Items = items
 	return u.fragment("inbox", "rows", d)
 }
 
-func (u *UI) rowsFor(r *http.Request, s *session, items []*store.Mention) (string, error) {
+func (u *UI) rowsFor(r *http.Request, s *session, items []*api.Mention) (string, error) {
 	return u.renderRows(u.rowsOf(r, s), items)
 }
 
@@ -456,7 +457,7 @@ func (u *UI) pollMentions(w http.ResponseWriter, r *http.Request, s *session) (a
 	out := o.Data.(*capability.ListMentionsOut)
 	next := since
 	ids := make([]string, 0, len(out.Items))
-	items := make([]*store.Mention, 0, len(out.Items))
+	items := make([]*api.Mention, 0, len(out.Items))
 	for i := len(out.Items) - 1; i >= 0; i-- { // collected ascending → newest first
 		m := out.Items[i]
 		items = append(items, m)
@@ -505,7 +506,7 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 			d := u.rowsOf(r, s)
 			rd = &d
 		}
-		html, err := u.renderRows(*rd, []*store.Mention{o.Data.(*store.Mention)})
+		html, err := u.renderRows(*rd, []*api.Mention{o.Data.(*api.Mention)})
 		if err != nil {
 			return nil, capability.Internal()
 		}
@@ -520,10 +521,10 @@ func (u *UI) setStatus(w http.ResponseWriter, r *http.Request, s *session) (any,
 // mentionData is the one-mention page.
 type mentionData struct {
 	Rows     rowsData
-	M        *store.Mention
-	Monitors []*store.Monitor // the monitors that matched it (still existing)
-	Others   []*store.Mention // other mentions by the same author, newest first
-	Label    string           // its category's label
+	M        *api.Mention
+	Monitors []*api.Monitor // the monitors that matched it (still existing)
+	Others   []*api.Mention // other mentions by the same author, newest first
+	Label    string         // its category's label
 }
 
 // mention shows one mention with its triage controls: the target of the
@@ -541,10 +542,10 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 		u.failPage(w, pg, o.Err)
 		return
 	}
-	m := o.Data.(*store.Mention)
+	m := o.Data.(*api.Mention)
 	ms := u.listMonitors(r, pg.P)
 	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Items: []*store.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
+		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
 	d.Label = d.Rows.Labels[m.Category]
 	if d.Label == "" {
 		d.Label = label(m.Category)

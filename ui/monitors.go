@@ -8,13 +8,13 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 	"earshot/vocab"
 )
 
 type monitorsData struct {
-	Monitors []*store.Monitor
+	Monitors []*api.Monitor
 	Groups   map[string]string
 	Sparks   map[string]sparkline // monitor id → its last 30 days (nil: no statistics)
 }
@@ -41,7 +41,7 @@ func (u *UI) monitors(w http.ResponseWriter, r *http.Request, pg *page, _ httpro
 	u.render(w, pg, "monitors")
 }
 
-func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*store.KeywordGroup {
+func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*api.KeywordGroup {
 	if o := u.exec(r.Context(), p, "list_keyword_groups", &capability.Empty{}); o.Err == nil {
 		return o.Data.(*capability.GroupsOut).KeywordGroups
 	}
@@ -49,10 +49,10 @@ func (u *UI) keywordGroups(r *http.Request, p *capability.Principal) []*store.Ke
 }
 
 type monitorFormData struct {
-	M         *store.Monitor
+	M         *api.Monitor
 	New       bool
 	Cap       string
-	Groups    []*store.KeywordGroup
+	Groups    []*api.KeywordGroup
 	Sources   []string
 	Backfills []int
 	Modes     []string
@@ -75,7 +75,7 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			return
 		}
 		// A new monitor's form starts from the API's defaults.
-		d.M = &store.Monitor{QueryMode: pg.Default("create_monitor", "query_mode").(string), Sources: vocab.Sources,
+		d.M = &api.Monitor{QueryMode: pg.Default("create_monitor", "query_mode").(string), Sources: vocab.Sources,
 			BackfillHours: pg.Default("create_monitor", "backfill_hours").(int), ScanIntervalMinutes: pg.Default("create_monitor", "scan_interval_minutes").(int)}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
@@ -87,7 +87,7 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, o.Err)
 			return
 		}
-		d.M, d.Cap = o.Data.(*store.Monitor), "update_monitor"
+		d.M, d.Cap = o.Data.(*api.Monitor), "update_monitor"
 		pg.Title = "Edit " + d.M.Name
 	}
 	pg.Data = d

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"earshot/api"
 	"earshot/capability"
 	"earshot/store"
 )
@@ -186,7 +187,7 @@ func (u *UI) overviewFragment(w http.ResponseWriter, r *http.Request, s *session
 // hours (list_spikes), in words, each linked to the inbox listing the
 // mentions behind it: fifteen outage posts in an hour read as one line
 // above the rows, not only as fifteen rows.
-func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*store.Monitor) []spikeItem {
+func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*api.Monitor) []spikeItem {
 	if _, ok := u.svc.Capability("list_spikes"); !ok {
 		return nil
 	}

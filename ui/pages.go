@@ -11,6 +11,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"earshot/api"
 	"earshot/capability"
 	"earshot/store"
 )
@@ -27,7 +28,7 @@ func (u *UI) listPage(w http.ResponseWriter, r *http.Request, pg *page, tpl, cap
 }
 
 type groupsData struct {
-	Groups  []*store.KeywordGroup
+	Groups  []*api.KeywordGroup
 	SOV     *capability.SOVOut
 	SOVErr  *capability.Error
 	Chart   chart // wide
@@ -57,9 +58,9 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 }
 
 type alertsData struct {
-	Alerts   []*store.Alert
+	Alerts   []*api.Alert
 	Options  map[string][]string
-	Monitors []*store.Monitor // for the "Only monitor" filter
+	Monitors []*api.Monitor // for the "Only monitor" filter
 }
 
 // FilterWords is an alert's filters in words, a monitor by its name.
@@ -109,7 +110,7 @@ func (u *UI) webhooks(w http.ResponseWriter, r *http.Request, pg *page, _ httpro
 }
 
 type deliveriesData struct {
-	Webhook *store.Webhook
+	Webhook *api.Webhook
 	Out     *capability.DeliveriesOut
 	Status  string
 }
@@ -151,7 +152,7 @@ func (u *UI) categories(w http.ResponseWriter, r *http.Request, pg *page, _ http
 // membersData is the members page: the members and, for those who may
 // manage them, the pending invitations.
 type membersData struct {
-	Members     []*store.Member
+	Members     []*api.Member
 	Invitations []capability.InvitationOut
 }
 

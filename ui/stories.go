@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"earshot/store"
+	"earshot/api"
 	"earshot/vocab"
 )
 
@@ -32,7 +32,7 @@ type storyMore struct {
 
 // More is the "and N more" line of a collapsed row; nil when the mention
 // is alone or the inbox is not grouping stories.
-func (d rowsData) More(m *store.Mention) *storyMore {
+func (d rowsData) More(m *api.Mention) *storyMore {
 	if !d.Collapse || m.StoryID == nil || m.StoryCount < 2 {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (d rowsData) More(m *store.Mention) *storyMore {
 }
 
 // StoryHref is the inbox filtered by the mention's story.
-func (d rowsData) StoryHref(m *store.Mention) string {
+func (d rowsData) StoryHref(m *api.Mention) string {
 	if m.StoryID == nil {
 		return ""
 	}

@@ -1,0 +1,44 @@
+package api
+
+// Monitor is a keyword set watched across sources.
+type Monitor struct {
+	ID                  string         `json:"id"`
+	ProjectID           string         `json:"project_id"`
+	Name                string         `json:"name"`
+	Keywords            []string       `json:"keywords"`
+	ExcludeKeywords     []string       `json:"exclude_keywords"`
+	QueryMode           string         `json:"query_mode"`
+	WatchAccounts       []string       `json:"watch_accounts"`
+	FeedURLs            []string       `json:"feed_urls"`
+	ReviewURLs          []string       `json:"review_urls"`
+	Sources             []string       `json:"sources"`
+	GroupName           string         `json:"group_name"`
+	GroupID             *string        `json:"group_id"`
+	Active              bool           `json:"active"`
+	ScanIntervalMinutes int            `json:"scan_interval_minutes"`
+	BackfillHours       int            `json:"backfill_hours"`
+	LastScannedAt       *string        `json:"last_scanned_at"`
+	CreatedAt           string         `json:"created_at"`
+	UpdatedAt           string         `json:"updated_at"`
+	SourceStatus        []SourceStatus `json:"source_status"`
+}
+
+// SourceStatus is the health of one source of one monitor.
+type SourceStatus struct {
+	Source           string  `json:"source"`
+	Status           string  `json:"status"`
+	Detail           string  `json:"detail,omitempty"`
+	LastError        string  `json:"last_error,omitempty"`
+	FailingSince     *string `json:"failing_since,omitempty"`
+	RateLimitedUntil *string `json:"rate_limited_until,omitempty"`
+	LastOKAt         *string `json:"last_ok_at,omitempty"`
+	LastPostAt       *string `json:"last_post_at,omitempty"`
+}
+
+// KeywordGroup is a labelled pile of monitors' keywords.
+type KeywordGroup struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	IsOwn     bool   `json:"is_own"`
+	CreatedAt string `json:"created_at"`
+}
