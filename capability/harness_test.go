@@ -8,6 +8,7 @@ import (
 
 	"earshot/capability"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // env is a service on a temp data dir with two tenants, each an owner's
@@ -24,13 +25,11 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(ctx, dir)
+	dir := t.TempDir() // the SQLite database's dir (unused on PostgreSQL)
+	st, err := storetest.OpenAt(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
 	svc := capability.New(st, capability.Config{BaseURL: "http://earshot.test", AllowPrivateWebhooks: true,
 		PlanQuotas: map[string]int{"trial": 1000, "unlimited": 0}}, slog.New(slog.DiscardHandler))
 	e := &env{t: t, st: st, svc: svc, dataPath: dir}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"earshot/capability"
+	"earshot/store/storetest"
 )
 
 // TestIdempotentReplayKeepsNoSecret: a response that shows a fresh secret
@@ -63,7 +64,10 @@ func TestIdempotentReplayKeepsNoSecret(t *testing.T) {
 			if bytes.Contains(rec.Response, []byte(secret)) {
 				t.Errorf("the idempotency record holds the secret: %s", rec.Response)
 			}
-			if c.hashedAtRest {
+			// The data dir holds the SQLite database (WAL included); on
+			// PostgreSQL there is no file here to search, and the rows
+			// written are the same on both backends.
+			if c.hashedAtRest && !storetest.Postgres() {
 				if f := grepDir(t, e.dataPath, secret); f != "" {
 					t.Errorf("%s holds the plain %s", f, c.field)
 				}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // BenchmarkPipelineThroughput measures posts/s from fetched posts to stored
@@ -43,11 +44,10 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	st, err := store.Open(ctx, dir)
+	st, err := storetest.OpenAt(b, dir) // PostgreSQL when EARSHOT_TEST_DATABASE_URL is set
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
 	// As in serve: WAL checkpoints and search indexing run beside ingestion.
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()

@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"earshot/internal/replay"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // --- fixtures shared by the scheduler and pipeline tests ---
@@ -30,11 +30,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	u, err := st.CreateUser(ctx, "owner@example.com", "x", "Owner")
 	if err != nil {
 		t.Fatal(err)
@@ -75,28 +71,21 @@ func (f *fixture) events(t testing.TB, typ string) []map[string]any {
 	return eventsOf(t, f.st, typ)
 }
 
-// eventsOf reads the outbox through a read-only connection of our own (the
-// store has no listing of raw events).
+// eventsOf reads the outbox (nothing dispatches events in these tests, so
+// every event is still undispatched), on either backend.
 func eventsOf(t testing.TB, st *store.Store, typ string) []map[string]any {
 	t.Helper()
-	db, err := openReadOnly(st.Path())
+	evs, err := st.UndispatchedEvents(context.Background(), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT payload FROM events WHERE type = ? ORDER BY seq`, typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []map[string]any
-	for rows.Next() {
-		var payload string
-		if err := rows.Scan(&payload); err != nil {
-			t.Fatal(err)
+	for _, e := range evs {
+		if e.Type != typ {
+			continue
 		}
 		var ev map[string]any
-		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		if err := json.Unmarshal([]byte(e.Payload), &ev); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, ev)
@@ -501,9 +490,4 @@ func TestSchedulersShareWorkThroughLeases(t *testing.T) {
 	if fetches.Load() < 24 {
 		t.Errorf("only %d scans in 30s", fetches.Load())
 	}
-}
-
-// openReadOnly opens the database file read-only (tests inspect the outbox).
-func openReadOnly(path string) (*sql.DB, error) {
-	return sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
 }

@@ -21,6 +21,7 @@ import (
 
 	"earshot/metrics"
 	"earshot/store"
+	"earshot/store/storetest"
 	"earshot/webhooksig"
 )
 
@@ -31,11 +32,7 @@ var fastSchedule = Schedule{0, 50 * time.Millisecond, 100 * time.Millisecond}
 func testStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	u, err := st.CreateUser(ctx, "owner@example.com", "x", "Owner")
 	if err != nil {
 		t.Fatal(err)
@@ -599,6 +596,42 @@ func TestWorkerTwoInstancesShareWithoutDuplicates(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, "deliveries", func() bool { return len(rc.got()) >= 100 })
 	time.Sleep(100 * time.Millisecond)
+	byPath := map[string][]string{}
+	for _, r := range rc.got() {
+		byPath[r.Path] = append(byPath[r.Path], r.ID)
+	}
+	for _, p := range []string{"/a", "/b"} {
+		if strings.Join(byPath[p], ",") != strings.Join(ids, ",") {
+			t.Fatalf("%s got %d in this order: %v", p, len(byPath[p]), byPath[p])
+		}
+	}
+}
+
+// TestWorkerTwoProcessesShareWithoutDuplicates: the workers of two
+// processes on one database (two stores), with events recorded through
+// both, send every event to every webhook once and in order.
+func TestWorkerTwoProcessesShareWithoutDuplicates(t *testing.T) {
+	ctx := context.Background()
+	sts := storetest.OpenShared(t, 2)
+	u, err := sts[0].CreateUser(ctx, "owner@example.com", "x", "Owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sts[0].CreateProject(ctx, u.ID, "Acme", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := newReceiver(t, nil)
+	addWebhook(t, sts[0], p.ID, rc.URL+"/a")
+	addWebhook(t, sts[1], p.ID, rc.URL+"/b")
+	startWorker(t, sts[0], WorkerConfig{})
+	startWorker(t, sts[1], WorkerConfig{})
+	var ids []string
+	for i := range 50 {
+		ids = append(ids, mentionEvent(t, sts[i%2], p.ID, map[string]any{"id": fmt.Sprintf("m%d", i)}).ID)
+	}
+	waitFor(t, 20*time.Second, "deliveries", func() bool { return len(rc.got()) >= 100 })
+	time.Sleep(200 * time.Millisecond)
 	byPath := map[string][]string{}
 	for _, r := range rc.got() {
 		byPath[r.Path] = append(byPath[r.Path], r.ID)

@@ -26,7 +26,7 @@ import (
 
 	"earshot/capability"
 	"earshot/server"
-	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // Black-box tests of the hardening issue's findings, over HTTP and MCP.
@@ -350,11 +350,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 // (the production setting), with one project and key.
 func newStrictEnv(t *testing.T) (*env, string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &env{t: t, st: st}
 	e.svc = capability.New(st, capability.Config{BaseURL: "http://earshot.test", PlanQuotas: map[string]int{"trial": 1000}}, slog.New(slog.DiscardHandler))
 	e.srv = server.New(e.svc, nil, server.Options{RateLimit: 10000, RateBurst: 10000})

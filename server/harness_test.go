@@ -15,6 +15,7 @@ import (
 	"earshot/capability"
 	"earshot/server"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // env is a real server on a temp data dir with two tenants, A and B.
@@ -33,12 +34,7 @@ type env struct {
 
 func newEnv(t *testing.T, opts ...server.Options) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &env{t: t, st: st}
 	e.http = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.http.Listener.Addr().String()

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"earshot/capability"
-	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // fakeExport streams n CSV rows, one with a quoted newline.
@@ -37,11 +37,7 @@ type exportIn struct {
 }
 
 func TestMCPExportReturnsCappedCSV(t *testing.T) {
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	svc := capability.New(st, capability.Config{BaseURL: "http://x"}, slog.New(slog.DiscardHandler))
 	export := capability.Define(capability.Capability{Name: "export_things", Method: "GET", Path: "/api/v1/exports/things", Scope: capability.MentionsRead, CSV: true, NoProject: true},
 		func(ctx context.Context, p *capability.Principal, in *exportIn) (*fakeExport, error) {

@@ -22,6 +22,7 @@ import (
 	"earshot/capability"
 	"earshot/server"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // updateToolsnaps regenerates testdata/toolsnaps (go test ./server -run
@@ -53,11 +54,7 @@ type agentsEnv struct {
 func newAgentsEnv(t *testing.T) *agentsEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &agentsEnv{t: t, st: st}
 	e.http = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.http.Listener.Addr().String()
@@ -65,6 +62,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	e.http.Config.Handler = server.New(e.svc, nil, server.Options{RateLimit: 10000, RateBurst: 10000})
 	e.http.Start()
 	t.Cleanup(e.http.Close)
+	var err error
 	e.user, err = e.svc.CreateUser(ctx, "owner@example.com", "password123", "Owner")
 	if err != nil {
 		t.Fatal(err)

@@ -275,7 +275,13 @@ func TestMentionSearch(t *testing.T) {
 	}
 	for _, phase := range []string{"pending", "indexed"} {
 		if phase == "indexed" {
-			if n, err := e.st.IndexSearch(context.Background(), 1000); err != nil || n != len(texts)+1 {
+			// PostgreSQL has no search queue (its trigram index is written
+			// with the row): both phases are the same there.
+			want := len(texts) + 1
+			if e.st.Backend() == "postgres" {
+				want = 0
+			}
+			if n, err := e.st.IndexSearch(context.Background(), 1000); err != nil || n != want {
 				t.Fatalf("indexed %d, %v", n, err)
 			}
 			if n, _ := e.st.PendingSearch(context.Background()); n != 0 {

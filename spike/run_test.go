@@ -13,6 +13,7 @@ import (
 	"earshot/metrics"
 	"earshot/spike"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 type fixture struct {
@@ -30,11 +31,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	u, err := st.CreateUser(ctx, "s@example.com", "x", "")
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,7 @@ import (
 // editor featured it.
 func TestWallFollowsReclassification(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openTest(t)
 	u, _ := st.CreateUser(ctx, "w@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
 	res, err := st.IngestMentions(ctx, p.ID, 0, []NewMention{

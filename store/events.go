@@ -43,31 +43,36 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
 	return insertEventStmt(ctx, tx, nil, ev)
 }
 
-const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)`
+// RETURNING seq on both backends: pgx has no LastInsertId.
+const insertEventSQL = `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?) RETURNING seq`
 
 // insertEventStmt is insertEvent through stmt, insertEventSQL prepared in
 // tx, when it is not nil: a batch recording many events prepares it once.
 func insertEventStmt(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, ev *Event) error {
-	payload, err := json.Marshal(ev.Record())
+	args, err := eventArgs(ev)
 	if err != nil {
 		return err
+	}
+	var row *sql.Row
+	if stmt != nil {
+		row = stmt.QueryRowContext(ctx, args...)
+	} else {
+		row = tx.QueryRowContext(ctx, insertEventSQL, args...)
+	}
+	return row.Scan(&ev.Seq)
+}
+
+// eventArgs are an event's values in insertEventSQL's order.
+func eventArgs(ev *Event) ([]any, error) {
+	payload, err := json.Marshal(ev.Record())
+	if err != nil {
+		return nil, err
 	}
 	var ref any
 	if ev.mentionRef != "" {
 		ref = ev.mentionRef
 	}
-	args := []any{ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref}
-	var res sql.Result
-	if stmt != nil {
-		res, err = stmt.ExecContext(ctx, args...)
-	} else {
-		res, err = tx.ExecContext(ctx, insertEventSQL, args...)
-	}
-	if err != nil {
-		return err
-	}
-	ev.Seq, _ = res.LastInsertId()
-	return nil
+	return []any{ev.ID, ev.ProjectID, ev.Type, string(payload), ev.CreatedAt, ref}, nil
 }
 
 // newMentionRefEvent is an event whose data is {"mention": <the record>},

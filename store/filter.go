@@ -150,9 +150,10 @@ type MentionFilter struct {
 }
 
 // conditions is the filter's SQL translation: it adds the predicates on
-// mentions m, whatever the rows are read from (lists, counts). It is the
-// only place the filter becomes SQL; Match below is its in-memory twin.
-func (f MentionFilter) conditions(add func(cond string, args ...any)) {
+// mentions m, whatever the rows are read from (lists, counts), in the SQL
+// of the backend (pg: PostgreSQL). It is the only place the filter becomes
+// SQL; Match below is its in-memory twin.
+func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 	if f.MonitorID != "" {
 		add(`EXISTS (SELECT 1 FROM mention_monitors l WHERE l.mention_id = m.id AND l.monitor_id = ?)`, f.MonitorID)
 	}
@@ -180,10 +181,16 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 	}
 	if f.AuthorHandle != "" {
 		// NOCASE folds ASCII letters only, like asciiFold; the author
-		// index has the same collation (migration 140). (PostgreSQL: lower()
-		// on the C-collated column folds ASCII only too, with an index on
-		// lower(author_handle).)
-		add(`m.author_handle = ? COLLATE NOCASE`, f.AuthorHandle)
+		// index has the same collation (migration 140). PostgreSQL's
+		// lower() on the C-collated column folds ASCII only too, and its
+		// author index is on lower(author_handle) (migrations_pg/140); the
+		// handle is folded here, in Go, so the database's default
+		// collation never folds it differently.
+		if pg {
+			add(`lower(m.author_handle) = ?`, asciiFold(f.AuthorHandle))
+		} else {
+			add(`m.author_handle = ? COLLATE NOCASE`, f.AuthorHandle)
+		}
 	}
 	if f.IsRelevant != nil {
 		add(`m.is_relevant = ?`, boolInt(*f.IsRelevant))
@@ -217,8 +224,10 @@ func (f MentionFilter) conditions(add func(cond string, args ...any)) {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
 	}
 	if f.Search != "" {
-		// The exact predicate: Unicode case-folded substring.
-		add(`instr(earshot_fold(m.text), ?) > 0`, Fold(f.Search))
+		// The exact predicate: Unicode case-folded substring (searchCond:
+		// folded in SQL on SQLite, stored folded on PostgreSQL).
+		cond, arg := searchCond(pg, f.Search)
+		add(cond, arg)
 	}
 }
 

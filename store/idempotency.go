@@ -42,8 +42,9 @@ func (s *Store) IdemBegin(ctx context.Context, scope, capability, key, hash stri
 				return nil
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO idempotency(scope,capability,key,request_hash,state,status,response,created_at,expires_at)
-			VALUES (?,?,?,?,'running',0,NULL,?,?)`, scope, capability, key, hash, FormatTime(t), FormatTime(t.Add(window)))
+		_, err = tx.ExecContext(ctx, `INSERT INTO idempotency(scope,capability,key,request_hash,state,status,response,created_at,expires_at)
+			VALUES (?,?,?,?,'running',0,NULL,?,?) ON CONFLICT(scope,capability,key) DO UPDATE SET request_hash = excluded.request_hash,
+			state = excluded.state, status = excluded.status, response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at`, scope, capability, key, hash, FormatTime(t), FormatTime(t.Add(window)))
 		return err
 	})
 	return existing, err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -200,7 +202,7 @@ func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
 				r.keys = batchKeys(r.projectID, r.batch)
 			}
 			assign := func(i int, m *Mention, rowid int64) error { return s.assignStory(ctx, tx, m, rowid, &r.keys[i]) }
-			if r.res, r.err = ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {
+			if r.res, r.err = s.ingestBatch(ctx, tx, r.projectID, r.quota, r.batch, assign); r.err != nil {
 				return r.err
 			}
 		}
@@ -214,7 +216,7 @@ func (s *Store) ingestTx(ctx context.Context, reqs []*ingestReq) error {
 
 // ingestBatch stores one caller's batch inside tx; assign files each new
 // mention (batch index, stored row) in its story.
-func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention,
+func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, batch []NewMention,
 	assign func(i int, m *Mention, rowid int64) error) (IngestResult, error) {
 	var res IngestResult
 	t := time.Now().UTC()
@@ -227,19 +229,11 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return res, err
 	}
-	known, err := knownInTx(ctx, tx, projectID, batch)
+	known, err := s.knownInTx(ctx, tx, projectID, batch)
 	if err != nil {
 		return res, err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
-		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, status, classifier, cost_usd, updated_at,
-		own, category_reason, urgency_reason, relevance_reason)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new',?,?,?,?,?,?,?)`)
-	if err != nil {
-		return res, err
-	}
-	defer ins.Close()
-	link, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO mention_monitors(mention_id, monitor_id) VALUES (?,?)`)
+	link, err := tx.PrepareContext(ctx, `INSERT INTO mention_monitors(mention_id, monitor_id) VALUES (?,?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return res, err
 	}
@@ -250,7 +244,11 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 	}
 	defer evIns.Close()
 	var cost float64
-	var rowids []int64
+	// The batch's new mentions are stored in three steps: decided here
+	// (duplicates, quota), inserted together (insertMentions), then
+	// linked to their monitors, filed in stories and announced, in batch
+	// order. A story only ever joins an earlier mention, stored by then.
+	var fresh []*freshMention
 	for i, nm := range batch {
 		key := nm.Source + "\x00" + nm.ExternalID
 		if k, ok := known[key]; ok {
@@ -290,38 +288,47 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 		if len(m.MonitorIDs) > 0 {
 			m.MonitorID = &m.MonitorIDs[0]
 		}
-		r, err := ins.ExecContext(ctx, m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
+		vals := []any{m.ID, projectID, m.MonitorID, toJSON(m.MonitorIDs), m.Source, m.ExternalID, m.URL, m.AuthorHandle, m.Text,
 			m.PublishedAt, m.CollectedAt, toJSON(m.Engagement), boolInt(m.IsRelevant), m.Category, m.Sentiment, m.Urgency, m.AISummary,
-			m.Classifier, nm.CostUSD, m.UpdatedAt, boolInt(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason)
-		if err != nil {
-			return res, err
+			m.Classifier, nm.CostUSD, m.UpdatedAt, boolInt(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason}
+		if s.pg {
+			vals = append(vals, Fold(m.Text))
 		}
-		rowid, err := r.LastInsertId()
-		if err != nil {
-			return res, err
-		}
-		rowids = append(rowids, rowid)
-		for _, mid := range m.MonitorIDs {
-			if _, err := link.ExecContext(ctx, m.ID, mid); err != nil {
-				return res, err
-			}
-		}
-		if err := assign(i, m, rowid); err != nil {
-			return res, err
-		}
+		fresh = append(fresh, &freshMention{i: i, m: m, vals: vals})
 		known[key] = knownMention{} // a repeat later in the batch is a duplicate
 		used++
 		cost += nm.CostUSD
 		res.New++
 		res.Created = append(res.Created, m)
-		if m.IsRelevant {
-			if err := insertEventStmt(ctx, tx, evIns, newMentionRefEvent(projectID, "mention.created", m.ID)); err != nil {
+	}
+	if err := s.insertMentions(ctx, tx, fresh); err != nil {
+		return res, err
+	}
+	if err := s.linkMentions(ctx, tx, link, fresh); err != nil {
+		return res, err
+	}
+	rowids := make([]int64, 0, len(fresh))
+	var created []*Event // PostgreSQL: inserted together below
+	for _, f := range fresh {
+		rowids = append(rowids, f.rowid)
+		if err := assign(f.i, f.m, f.rowid); err != nil {
+			return res, err
+		}
+		if f.m.IsRelevant {
+			ev := newMentionRefEvent(projectID, "mention.created", f.m.ID)
+			if s.pg {
+				created = append(created, ev)
+			} else if err := insertEventStmt(ctx, tx, evIns, ev); err != nil {
 				return res, err
 			}
 		}
 	}
-	if len(rowids) > 0 {
-		// The search indexer picks these up (see IndexSearch).
+	if err := insertEventRows(ctx, tx, created); err != nil {
+		return res, err
+	}
+	if len(rowids) > 0 && !s.pg {
+		// The search indexer picks these up (see IndexSearch); PostgreSQL's
+		// trigram index took them in with the rows.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO fts_pending(rowid) SELECT value FROM json_each(?)`, toJSON(rowids)); err != nil {
 			return res, err
 		}
@@ -347,6 +354,154 @@ func ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, quota int, b
 	return res, nil
 }
 
+// freshMention is a new mention of a batch: its index in the batch, the
+// row's values in mentionInsertCols order, and its rowid once inserted.
+type freshMention struct {
+	i     int
+	m     *Mention
+	vals  []any
+	rowid int64
+}
+
+// mentionInsertCols are the columns ingest writes ('new' status aside);
+// PostgreSQL adds text_folded, the folded text its trigram index holds
+// (searchCond). SQLite folds in the query instead.
+const mentionInsertCols = `id, project_id, monitor_id, monitor_ids, source, external_id, url, author_handle, text,
+		published_at, collected_at, engagement, is_relevant, category, sentiment, urgency, ai_summary, classifier, cost_usd, updated_at,
+		own, category_reason, urgency_reason, relevance_reason`
+
+// pgInsertRows bounds the rows of one multi-row INSERT on PostgreSQL
+// (26 values a row, far below its 65,535 parameters).
+const pgInsertRows = 500
+
+// insertMentions inserts the fresh mentions and fills in their rowids
+// (RETURNING: pgx has no LastInsertId). SQLite runs one prepared
+// statement per row, which costs it no round trip; PostgreSQL gets
+// multi-row statements, each answering with the rows' ids and rowids, so
+// a batch costs a few round trips instead of one per mention.
+func (s *Store) insertMentions(ctx context.Context, tx *sql.Tx, fresh []*freshMention) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	if !s.pg {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO mentions(`+mentionInsertCols+`, status)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'new') RETURNING rowid`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, f := range fresh {
+			if err := ins.QueryRowContext(ctx, f.vals...).Scan(&f.rowid); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for start := 0; start < len(fresh); start += pgInsertRows {
+		chunk := fresh[start:min(start+pgInsertRows, len(fresh))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO mentions(` + mentionInsertCols + `, text_folded, status) VALUES `)
+		args := make([]any, 0, len(chunk)*len(chunk[0].vals))
+		byID := make(map[string]*freshMention, len(chunk))
+		for i, f := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString(`(?` + strings.Repeat(`,?`, len(f.vals)-1) + `,'new')`)
+			args = append(args, f.vals...)
+			byID[f.m.ID] = f
+		}
+		q.WriteString(` RETURNING id, rowid`)
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for rows.Next() {
+			var id string
+			var rowid int64
+			if err := rows.Scan(&id, &rowid); err != nil {
+				rows.Close()
+				return err
+			}
+			if f := byID[id]; f != nil {
+				f.rowid = rowid
+				n++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n != len(chunk) {
+			return fmt.Errorf("ingest: %d of %d mentions came back from the insert", n, len(chunk))
+		}
+	}
+	return nil
+}
+
+// linkMentions records which monitors matched each fresh mention: through
+// the prepared link statement on SQLite, in multi-row statements on
+// PostgreSQL.
+func (s *Store) linkMentions(ctx context.Context, tx *sql.Tx, link *sql.Stmt, fresh []*freshMention) error {
+	if !s.pg {
+		for _, f := range fresh {
+			for _, mid := range f.m.MonitorIDs {
+				if _, err := link.ExecContext(ctx, f.m.ID, mid); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	var args []any
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		q := `INSERT INTO mention_monitors(mention_id, monitor_id) VALUES (?,?)` + strings.Repeat(`,(?,?)`, len(args)/2-1) + ` ON CONFLICT DO NOTHING`
+		_, err := tx.ExecContext(ctx, q, args...)
+		args = args[:0]
+		return err
+	}
+	for _, f := range fresh {
+		for _, mid := range f.m.MonitorIDs {
+			args = append(args, f.m.ID, mid)
+			if len(args) >= 2*2000 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// insertEventRows inserts events in multi-row statements, in order (their
+// seq follows it): PostgreSQL's ingest, where a statement per event costs
+// a round trip.
+func insertEventRows(ctx context.Context, tx *sql.Tx, evs []*Event) error {
+	const perStatement = 1000 // 6 values each
+	for start := 0; start < len(evs); start += perStatement {
+		chunk := evs[start:min(start+perStatement, len(evs))]
+		args := make([]any, 0, 6*len(chunk))
+		for _, ev := range chunk {
+			a, err := eventArgs(ev)
+			if err != nil {
+				return err
+			}
+			args = append(args, a...)
+		}
+		// The columns of insertEventSQL, eventArgs' order; no seq is read.
+		q := `INSERT INTO events(id, project_id, type, payload, created_at, mention_id) VALUES (?,?,?,?,?,?)` +
+			strings.Repeat(`,(?,?,?,?,?,?)`, len(chunk)-1)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // knownMention is a stored mention a batch repeats (id empty: one the
 // batch itself stored).
 type knownMention struct {
@@ -356,14 +511,14 @@ type knownMention struct {
 
 // knownInTx looks up, in one query per source, which of the batch's posts
 // the project already holds, keyed by source and external id.
-func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMention) (map[string]knownMention, error) {
+func (s *Store) knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMention) (map[string]knownMention, error) {
 	bySource := map[string][]string{}
 	for _, nm := range batch {
 		bySource[nm.Source] = append(bySource[nm.Source], nm.ExternalID)
 	}
 	known := make(map[string]knownMention, len(batch))
 	for source, ids := range bySource {
-		found, err := knownMentions(ctx, tx, projectID, source, ids)
+		found, err := s.knownMentions(ctx, tx, projectID, source, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -377,11 +532,18 @@ func knownInTx(ctx context.Context, tx *sql.Tx, projectID string, batch []NewMen
 // knownMentions returns the stored mentions among ids of (project, source),
 // keyed by external id, read through q (the read pool, or the writer's
 // transaction when the answer must hold until it commits).
-func knownMentions(ctx context.Context, q interface {
+func (s *Store) knownMentions(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, projectID, source string, ids []string) (map[string]knownMention, error) {
+	in, arg := `IN (`+s.jsonValues()+`)`, any(toJSON(ids))
+	if s.pg {
+		// An array the planner sees the length of: it looks each id up in
+		// the (project, source, external id) key instead of guessing a
+		// set-returning function's size.
+		in, arg = `= ANY(?)`, ids
+	}
 	rows, err := q.QueryContext(ctx, `SELECT external_id, id, monitor_ids FROM mentions
-		WHERE project_id = ? AND source = ? AND external_id IN (SELECT value FROM json_each(?))`, projectID, source, toJSON(ids))
+		WHERE project_id = ? AND source = ? AND external_id `+in, projectID, source, arg)
 	if err != nil {
 		return nil, err
 	}

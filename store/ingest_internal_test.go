@@ -12,11 +12,7 @@ import (
 // alone; the other batches of the group are stored and told so.
 func TestIngestGroupFailsAlone(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openTest(t)
 	u, _ := st.CreateUser(ctx, "f@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
 	batch := func(prefix string) []NewMention {

@@ -52,6 +52,11 @@ const heldBySQL = `lease_owner = ?`
 // claimHeadSQL leases a queue's head (bound: owner, lease until, head seq,
 // now, now, target id, head seq) if it is still pending, due, free and the
 // head.
+// It is one statement, outside the serialised write transaction: on SQLite
+// the single writer runs it alone; on PostgreSQL the second of two
+// processes updating the head waits for the first's row lock and then
+// re-checks the WHERE against the committed row (lease now live: no row),
+// so exactly one claims it, as FOR UPDATE would.
 func claimHeadSQL(q outboxSQL) string {
 	return `UPDATE ` + q.table + ` SET lease_owner = ?, lease_until = ?
 		WHERE seq = ? AND status = 'pending' AND next_attempt_at <= ? AND ` + leaseFreeSQL + `
@@ -205,7 +210,8 @@ func recordSuccesses(ctx context.Context, tx *sql.Tx, o Outbox, recs []Record) e
 			if len(args) > 0 {
 				q.WriteByte(',')
 			}
-			q.WriteString(`(?,?,?,?,?)`)
+			// Typed: PostgreSQL reads an untyped VALUES parameter as text.
+			q.WriteString(`(CAST(? AS BIGINT),CAST(? AS BIGINT),CAST(? AS TEXT),CAST(? AS TEXT),CAST(? AS TEXT))`)
 			args = append(args, a.Seq, statusCode(a), a.Response, a.Error, FormatTime(a.At))
 			if len(args) >= 5*insertRows {
 				if err := flush(); err != nil {

@@ -191,12 +191,35 @@ func (s *Store) queryMentions(ctx context.Context, q string, args ...any) ([]*Me
 	return out, rows.Err()
 }
 
-// ExplainMentions returns SQLite's query plan for a filter (tests guard
-// against plans that fall back to scanning the table).
+// ExplainMentions returns the query plan for a filter, SQLite's EXPLAIN
+// QUERY PLAN or PostgreSQL's EXPLAIN (tests guard against plans that fall
+// back to scanning the table).
 func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Position, limit int) (string, error) {
 	q, args, err := s.mentionQuery(ctx, f, after, limit)
 	if err != nil {
 		return "", err
+	}
+	return s.explain(ctx, q, args)
+}
+
+// explain returns the backend's plan for q, one line per step.
+func (s *Store) explain(ctx context.Context, q string, args []any) (string, error) {
+	if s.pg {
+		rows, err := s.r.QueryContext(ctx, "EXPLAIN "+q, args...)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return "", err
+			}
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+		return b.String(), rows.Err()
 	}
 	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
@@ -273,6 +296,23 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 	// category and monitor ones are not in date order, migrations 070, 071)
 	// and sort every match.
 	switch {
+	case s.pg:
+		// PostgreSQL plans from statistics: the feed, urgency, author,
+		// story and curated indexes serve the same orders, and the
+		// pg_trgm index answers a search's LIKE (searchCond), so the
+		// query names the table alone and the planner picks between
+		// walking the order and fetching a rare value's rows. A search is
+		// the exception: its selectivity is guessed from a sample of
+		// texts, and a rare needle the sample happens to hold looks common
+		// enough to walk the date order for, which then reads the whole
+		// project. As on SQLite, the trigram index is asked first; a rare
+		// search's matches are fetched from it and sorted (pgSource).
+		from, fromArgs = s.pgSource(ctx, f)
+		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
+			add(`m.public_visibility <> 'auto'`) // lets the partial index match
+		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
+			add(`m.status <> 'new'`)
+		}
 	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
 		// A rare search: the trigram index's matches plus rows the indexer
 		// has not reached.
@@ -302,7 +342,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 			fromArgs = append(fromArgs, c.args...)
 		}
 	}
-	f.conditions(add)
+	f.conditions(s.pg, add)
 	if after != nil {
 		if byUrgency {
 			add(`(m.urgency, m.published_at, m.id) < (?, ?, ?)`, after.Urgency, after.At, after.ID)
@@ -330,7 +370,13 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 // folded text, see ftsTrigrams) in one transaction and reports how many it
 // indexed. FTS5 flushes at every statement, so indexing many rows in one
 // statement writes one segment instead of one per row.
+//
+// On PostgreSQL there is nothing to do: the pg_trgm index over text_folded
+// is maintained in the ingest transaction itself.
 func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
+	if s.pg {
+		return 0, nil
+	}
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS fts_batch(rowid INTEGER PRIMARY KEY)`); err != nil {
@@ -355,6 +401,9 @@ func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
 
 // PendingSearch is how many mentions wait for the search indexer.
 func (s *Store) PendingSearch(ctx context.Context) (int, error) {
+	if s.pg {
+		return 0, nil // indexed at insert
+	}
 	var n int
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM fts_pending`).Scan(&n)
 	return n, err
@@ -363,6 +412,10 @@ func (s *Store) PendingSearch(ctx context.Context) (int, error) {
 // RunSearchIndexer indexes pending mentions until ctx ends, in batches of
 // up to 20,000, waking every interval.
 func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) error {
+	if s.pg {
+		<-ctx.Done() // PostgreSQL indexes at insert
+		return nil
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -433,7 +486,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 			continue
 		}
 		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?)`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
+		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?) AS c`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
 			best, fewest = c, n
 			best.count = n
 		}
@@ -441,10 +494,27 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 	return best, best.rows != ""
 }
 
+// pgSource is where a PostgreSQL query reads the filter's mentions m
+// from: the table, or a rare search's matches fetched through the trigram
+// index (OFFSET 0 keeps the subquery, and so the index, apart from the
+// ordered walk or the date range a list or a count makes of the rest).
+func (s *Store) pgSource(ctx context.Context, f MentionFilter) (string, []any) {
+	if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
+		cond, arg := searchCond(true, f.Search)
+		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, []any{arg}
+	}
+	return `mentions m`, nil
+}
+
 // searchIsRare asks the trigram index whether a search has few matches (in
 // all projects), bounded so the question itself stays cheap.
 func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
+	if s.pg {
+		cond, arg := searchCond(true, search)
+		err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
+		return err == nil && n < rareSearchCap
+	}
 	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
 		ftsTrigrams(search), rareSearchCap).Scan(&n)
 	return err == nil && n < rareSearchCap
@@ -492,7 +562,7 @@ type SOVRow struct {
 // of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
-		FROM mentions m INDEXED BY mentions_feed
+		FROM `+s.indexed("mentions", "m", "mentions_feed")+`
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id
 		WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1 AND mo.group_id IS NOT NULL

@@ -7,16 +7,24 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
+// openTest opens an empty store on the test run's backend (SQLite, or
+// PostgreSQL when EARSHOT_TEST_DATABASE_URL is set).
 func openTest(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	return storetest.Open(t)
+}
+
+// sqliteOnly skips a test that asserts SQLite's query plans (INDEXED BY,
+// FTS5, candidate sets); PostgreSQL's planner chooses by itself, and
+// TestPostgresPlans checks what it chooses at a realistic size.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if storetest.Postgres() {
+		t.Skip("asserts SQLite query plans")
 	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // TestMentionQueryPlans guards the inbox's filter shapes against plans that
@@ -24,6 +32,7 @@ func openTest(t testing.TB) *store.Store {
 // (Every status, source and category value counts as common here; rare
 // ones are answered from their index, TestRareFacetPlan.)
 func TestMentionQueryPlans(t *testing.T) {
+	sqliteOnly(t)
 	defer store.SetRareFacetCap(0)()
 	st := openTest(t)
 	ctx := context.Background()
@@ -90,6 +99,7 @@ func TestMentionQueryPlans(t *testing.T) {
 // TestRareSearchPlan: a rare search fetches its candidates by rowid from the
 // trigram index (and the pending list) rather than walking the project.
 func TestRareSearchPlan(t *testing.T) {
+	sqliteOnly(t)
 	st := openTest(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "q@example.com", "x", "")
@@ -110,6 +120,7 @@ func TestRareSearchPlan(t *testing.T) {
 // mentions hold is answered from its index by rowid (or id), the fewest first, not by walking
 // the project in date order.
 func TestRareFacetPlan(t *testing.T) {
+	sqliteOnly(t)
 	st := openTest(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "r@example.com", "x", "")

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 func TestRestartCollection(t *testing.T) {
-	st := openTest(t)
+	st := storetest.Open(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "r@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)
@@ -39,7 +40,7 @@ func TestRestartCollection(t *testing.T) {
 // sees the webhook body (docs/decisions.md#webhooks) with the full mention
 // record.
 func TestMentionCreatedEventBody(t *testing.T) {
-	st := openTest(t)
+	st := storetest.Open(t)
 	ctx := context.Background()
 	u, _ := st.CreateUser(ctx, "e@example.com", "x", "")
 	p, _ := st.CreateProject(ctx, u.ID, "P", nil)

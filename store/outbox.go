@@ -205,7 +205,8 @@ func (f *fanoutTx) claimEvents(fanouts []Fanout) ([]Fanout, error) {
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString(`(?,?)`)
+		// Typed: PostgreSQL reads an untyped VALUES parameter as text.
+		q.WriteString(`(CAST(? AS BIGINT),CAST(? AS TEXT))`)
 		var body any
 		if fo.Event.completed {
 			// Deliveries read the body from the event from now on.
@@ -535,7 +536,7 @@ type DigestQueue struct {
 // DigestQueues lists the digest backlogs of active alerts.
 func (s *Store) DigestQueues(ctx context.Context) ([]DigestQueue, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT i.alert_id, a.digest, MIN(i.created_at), COUNT(*)
-		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id`)
+		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id, a.digest`)
 	if err != nil {
 		return nil, fmt.Errorf("digest queues: %w", err)
 	}

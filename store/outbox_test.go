@@ -11,11 +11,7 @@ import (
 func outboxFixture(t *testing.T) (*Store, string, *Webhook) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTest(t)
 	u, err := s.CreateUser(ctx, "o@example.com", "x", "")
 	if err != nil {
 		t.Fatal(err)

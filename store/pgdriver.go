@@ -24,6 +24,16 @@ func newPGConnector(url string) (driver.Connector, error) {
 	if err != nil {
 		return nil, err
 	}
+	// pgx prepares and caches statements per connection, and PostgreSQL
+	// may settle a prepared statement on a generic plan, made without the
+	// parameters' values: for a search (LIKE over the pg_trgm index) that
+	// plan walks the whole project in date order whatever the needle, so
+	// a rare search reads every row. Planning each execution with its
+	// values costs well under a millisecond and keeps the trigram index
+	// in use. A URL that sets plan_cache_mode itself wins.
+	if _, ok := cfg.RuntimeParams["plan_cache_mode"]; !ok {
+		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 	return pgConnector{stdlib.GetConnector(*cfg)}, nil
 }
 

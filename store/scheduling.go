@@ -14,6 +14,34 @@ import (
 // source of each monitor remembers between scans (its incremental state and
 // its health). Several processes may share one database: a monitor is
 // scanned by whoever holds its lease.
+//
+// Work shared by several processes on one database (PostgreSQL, issue 17),
+// and how long after a process dies (kill -9) another takes it over:
+//
+//   - Monitor scans: ClaimDueMonitors leases in a write transaction (s.tx,
+//     which on PostgreSQL holds the per-schema advisory lock; the rows are
+//     read FOR UPDATE SKIP LOCKED), so two schedulers never claim one
+//     monitor. The lease is the scheduler's
+//     Lease, 15 minutes by default; a scan is cut off at 90% of it, so it
+//     never outlives its lease. A claimed monitor is due again at the end
+//     of its lease: a dead scheduler's monitors are taken over at most 15
+//     minutes after they were claimed (plus the 1 s poll).
+//   - Webhook and alert deliveries: only a queue's head carries a lease
+//     (outbox.go). ClaimRun takes it with one conditional UPDATE (pending,
+//     due, lease absent or expired, still the head): on PostgreSQL the
+//     second of two concurrent updates waits for the row lock and re-checks
+//     its WHERE on the committed row, so exactly one wins. The worker
+//     leases for 2 x its send timeout + 10 s (40 s with the default 15 s)
+//     and renews it as the run goes on; a dead worker's queues are taken
+//     over at most 40 s after its last renewal (plus the 100 ms poll). A
+//     delivery in flight at the kill may be sent again (at least once).
+//   - Fan-out (Dispatch), digests (FlushDigest), spikes (ON CONFLICT DO
+//     NOTHING) and the quota ledger need no lease: each is one write
+//     transaction or one conditional statement, and the second process
+//     finds the work done.
+//   - Idempotency keys live in the database, so they are global; a key
+//     whose request died "running" blocks it for 2 minutes (staleRunning).
+//   - The generic leases table (migration 001) is not used by any code.
 
 // ClaimDueMonitors leases up to limit monitors that are due at now — active,
 // not deleted, of a project that is not archived, with no live lease — to
@@ -29,11 +57,21 @@ func (s *Store) ClaimDueMonitors(ctx context.Context, owner string, now time.Tim
 	var out []*Monitor
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
+		// Claims are serialised by the write transaction, but on
+		// PostgreSQL a monitor's other writes (a save, a nudge, a finish)
+		// are not: the rows are locked as they are read, so the claim sees
+		// their latest version and no change slips in between the read and
+		// the lease (one being written right now is left for the next
+		// round). SQLite's single writer gives the same for free.
+		lock := ``
+		if s.pg {
+			lock = ` FOR UPDATE SKIP LOCKED`
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors
 			WHERE active = 1 AND deleted_at IS NULL AND next_scan_at <= ?
 			AND (lease_until IS NULL OR lease_until <= ?)
 			AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)
-			ORDER BY next_scan_at, id LIMIT ?`, ts, ts, limit)
+			ORDER BY next_scan_at, id LIMIT ?`+lock, ts, ts, limit)
 		if err != nil {
 			return err
 		}
@@ -74,7 +112,7 @@ var ErrLeaseLost = errors.New("monitor lease lost")
 func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, next time.Time) error {
 	t := now()
 	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
-		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until THEN ?1 ELSE MIN(next_scan_at, ?1) END,
+		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END,
 		last_scanned_at = ?2, lease_owner = NULL, lease_until = NULL
 		WHERE id = ?3 AND lease_owner = ?4`, FormatTime(next), t, monitorID, owner)
 	if err != nil {
@@ -267,8 +305,8 @@ func (l *QuotaLedger) Spend(ctx context.Context, source, day string, units, limi
 	if units > limit {
 		return false, nil
 	}
-	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) SELECT ?1, ?2, ?3 WHERE true
-		ON CONFLICT(source, day) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= ?4`,
+	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) VALUES (?1, ?2, ?3)
+		ON CONFLICT(source, day) DO UPDATE SET units = quota_ledger.units + excluded.units WHERE quota_ledger.units + excluded.units <= ?4`,
 		source, day, units, limit)
 	if err != nil {
 		return false, fmt.Errorf("spending %s quota: %w", source, err)
@@ -291,7 +329,7 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 // (project, source), the monitors their mention lists; a pipeline skips a
 // post its monitor already has and only links the others.
 func (s *Store) KnownMentionMonitors(ctx context.Context, projectID, source string, ids []string) (map[string][]string, error) {
-	known, err := knownMentions(ctx, s.r, projectID, source, ids)
+	known, err := s.knownMentions(ctx, s.r, projectID, source, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,7 @@ import (
 func schedFixture(t *testing.T) (*Store, *Project) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openTest(t)
 	u, err := st.CreateUser(ctx, "sched@example.com", "x", "")
 	if err != nil {
 		t.Fatal(err)

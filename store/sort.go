@@ -29,6 +29,9 @@ var rareWindowCap = 2000
 // short publication window, is fetched from its own index and sorted,
 // which a bounded number of rows keeps cheap.
 func (s *Store) urgencySource(ctx context.Context, f MentionFilter) (string, []any) {
+	if s.pg { // mentionQuery names the table alone on PostgreSQL
+		return `mentions m`, nil
+	}
 	c, ok := s.rareValue(ctx, f)
 	if f.Since != nil {
 		w := valueRows{`SELECT rowid AS k FROM mentions INDEXED BY mentions_feed WHERE project_id = ? AND published_at >= ?`,
@@ -43,7 +46,7 @@ func (s *Store) urgencySource(ctx context.Context, f MentionFilter) (string, []a
 		}
 		var n int
 		if limit > 0 {
-			if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+w.rows+` LIMIT ?)`, append(w.args, limit)...).Scan(&n); err == nil && n < limit {
+			if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+w.rows+` LIMIT ?) AS c`, append(w.args, limit)...).Scan(&n); err == nil && n < limit {
 				c, ok = w, true
 			}
 		}

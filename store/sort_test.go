@@ -15,6 +15,7 @@ import (
 // common filter values (no sort of the project), and fetches a rare value
 // or a short window from its own index.
 func TestUrgencyQueryPlans(t *testing.T) {
+	sqliteOnly(t)
 	defer store.SetRareFacetCap(0)()
 	defer store.SetRareWindowCap(0)()
 	st := openTest(t)

@@ -32,8 +32,18 @@ func (c *SentimentCounts) add(sentiment string, n int) {
 // it alone; an author or curated state from its own date-ordered index. A
 // rare search or filter value gives a bounded set of candidates instead
 // (ranged false).
+//
+// On PostgreSQL the table is named bare and its planner chooses (the same
+// indexes exist there), a rare search aside (pgSource), and every count is
+// ranged.
 func (s *Store) countSource(ctx context.Context, f MentionFilter, add func(string, ...any)) (from string, args []any, ranged bool) {
 	switch {
+	case s.pg:
+		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
+			add(`m.public_visibility <> 'auto'`) // lets the partial index match
+		}
+		from, args := s.pgSource(ctx, f)
+		return from, args, true
 	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
 		return `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.k`, []any{ftsTrigrams(f.Search)}, false
@@ -79,8 +89,11 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 		return out, err
 	}
 	for i := range out {
-		q, args := plan.query(`SELECT COUNT(*), COALESCE(SUM(m.sentiment = 'positive'), 0), COALESCE(SUM(m.sentiment = 'neutral'), 0),
-			COALESCE(SUM(m.sentiment = 'negative'), 0) FROM %s WHERE %s`, &bounds[i], &bounds[i+1])
+		// COUNT(CASE …) rather than SUM(comparison): PostgreSQL cannot sum
+		// booleans, and a count is an integer on both.
+		q, args := plan.query(`SELECT COUNT(*), COUNT(CASE WHEN m.sentiment = 'positive' THEN 1 END),
+			COUNT(CASE WHEN m.sentiment = 'neutral' THEN 1 END), COUNT(CASE WHEN m.sentiment = 'negative' THEN 1 END)
+			FROM %s WHERE %s`, &bounds[i], &bounds[i+1])
 		c := &out[i]
 		if err := s.r.QueryRowContext(ctx, q, args...).Scan(&c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
 			return nil, err
@@ -186,7 +199,7 @@ func (s *Store) countPlan(ctx context.Context, f MentionFilter) *countPlan {
 		p.args = append(p.args, a...)
 	}
 	p.from, p.fromArgs, p.ranged = s.countSource(ctx, f, add)
-	f.conditions(add)
+	f.conditions(s.pg, add)
 	return p
 }
 
@@ -210,31 +223,17 @@ func (p *countPlan) query(shape string, since, until *time.Time) (string, []any)
 // CountMentions counts the filter's mentions up to limit (the count stops
 // there, so it costs at most about as much as reading a page of limit).
 func (s *Store) CountMentions(ctx context.Context, f MentionFilter, limit int) (int, error) {
-	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?)`, nil, nil)
+	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?) AS c`, nil, nil)
 	var n int
 	err := s.r.QueryRowContext(ctx, q, append(args, limit)...).Scan(&n)
 	return n, err
 }
 
-// ExplainCount returns SQLite's plan for one bucket of MentionCounts over
-// the filter's Since and Until (tests).
+// ExplainCount returns the backend's plan for one bucket of MentionCounts
+// over the filter's Since and Until (tests).
 func (s *Store) ExplainCount(ctx context.Context, f MentionFilter) (string, error) {
-	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*), SUM(m.sentiment = 'negative') FROM %s WHERE %s`, nil, nil)
-	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			return "", err
-		}
-		b.WriteString(detail + "\n")
-	}
-	return b.String(), rows.Err()
+	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*), COUNT(CASE WHEN m.sentiment = 'negative' THEN 1 END) FROM %s WHERE %s`, nil, nil)
+	return s.explain(ctx, q, args)
 }
 
 // UsageDay is a project's consumption on one UTC day.

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 // date index alone (covering: no mention row is read), and a rare value
 // comes from its own index.
 func TestCountPlans(t *testing.T) {
+	sqliteOnly(t)
 	defer store.SetRareFacetCap(0)()
 	st := openTest(t)
 	ctx := context.Background()
@@ -107,5 +110,87 @@ func TestMentionCounts(t *testing.T) {
 		if err != nil || n != want {
 			t.Errorf("CountMentions limit %d: %d %v, want %d", limit, n, err, want)
 		}
+	}
+}
+
+// TestShareOfVoiceAndMonitorCounts: share of voice counts relevant
+// mentions once per keyword group, sentiment and day; per-monitor counts
+// count a mention for each monitor that matched it; triage examples are
+// the latest triaged mentions, own posts left out.
+func TestShareOfVoiceAndMonitorCounts(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	p, _ := twoProjects(t, st)
+	brand, err := st.CreateKeywordGroup(ctx, p.ID, "Acme", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rival, err := st.CreateKeywordGroup(ctx, p.ID, "Rival", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mons []*store.Monitor
+	for _, g := range []*store.KeywordGroup{brand, brand, rival} {
+		m := &store.Monitor{ProjectID: p.ID, Name: g.Name, Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, Active: true,
+			ScanIntervalMinutes: 15, BackfillHours: 24, GroupName: "custom", GroupID: &g.ID}
+		if err := st.CreateMonitor(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		mons = append(mons, m)
+	}
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	mk := func(id string, at time.Time, sentiment string, relevant, own bool, monitors ...*store.Monitor) store.NewMention {
+		nm := store.NewMention{Source: "x", ExternalID: id, Text: "acme " + id, PublishedAt: at, IsRelevant: relevant, Own: own,
+			Category: "other", Sentiment: sentiment}
+		for _, m := range monitors {
+			nm.MonitorIDs = append(nm.MonitorIDs, m.ID)
+		}
+		return nm
+	}
+	res, err := st.IngestMentions(ctx, p.ID, 0, []store.NewMention{
+		mk("1", day.Add(time.Hour), "positive", true, false, mons[0], mons[1]), // both brand monitors: counts once for the group
+		mk("2", day.Add(2*time.Hour), "negative", true, false, mons[0], mons[2]),
+		mk("3", day.Add(26*time.Hour), "positive", true, false, mons[2]),
+		mk("4", day.Add(27*time.Hour), "positive", false, false, mons[0]), // irrelevant
+		mk("5", day.Add(28*time.Hour), "neutral", false, true, mons[0]),   // own post
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sov, err := st.ShareOfVoice(ctx, p.ID, day, day.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range sov {
+		g := "brand"
+		if r.GroupID == rival.ID {
+			g = "rival"
+		}
+		got[r.Day+" "+g+" "+r.Sentiment] += r.Count
+	}
+	want := map[string]int{"2026-11-20 brand positive": 1, "2026-11-20 brand negative": 1, "2026-11-20 rival negative": 1, "2026-11-21 rival positive": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("share of voice %v, want %v", got, want)
+	}
+	byMonitor, err := st.MentionCountsByMonitor(ctx, store.MentionFilter{ProjectID: p.ID}, []time.Time{day, day.Add(24 * time.Hour), day.Add(48 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(byMonitor[mons[0].ID], []int{2, 2}) || !slices.Equal(byMonitor[mons[1].ID], []int{1, 0}) || !slices.Equal(byMonitor[mons[2].ID], []int{1, 1}) {
+		t.Errorf("per monitor %v", byMonitor)
+	}
+	for i, status := range []string{"ignored", "done", "reviewed", "ignored", "done"} {
+		time.Sleep(2 * time.Millisecond) // updated_at orders them
+		if _, err := st.UpdateMentionStatus(ctx, p.ID, res.Created[i].ID, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts, relevant, version, err := st.TriageExamples(ctx, p.ID, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(texts, []string{"acme 4", "acme 3", "acme 2"}) || !slices.Equal(relevant, []bool{false, true, true}) || !strings.HasSuffix(version, "/3") {
+		t.Errorf("triage examples %q %v %s", texts, relevant, version)
 	}
 }

@@ -149,16 +149,16 @@ func (s *Store) ListStories(ctx context.Context, f StoryFilter, after *StoryPosi
 		where, args = append(where, `s.last_seen >= ?`), append(args, FormatTime(*f.Since))
 	}
 	if f.Source != "" {
-		where, args = append(where, `COALESCE(json_extract(s.sources, '$.' || ?), 0) > 0`), append(args, f.Source)
+		where, args = append(where, jsonCount(s.pg, `s.sources`)+` > 0`), append(args, f.Source)
 	}
 	if f.Status != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM mentions m INDEXED BY mentions_story WHERE m.story_id = s.id AND m.status = ?)`)
+		where = append(where, `EXISTS (SELECT 1 FROM `+s.indexed("mentions", "m", "mentions_story")+` WHERE m.story_id = s.id AND m.status = ?)`)
 		args = append(args, f.Status)
 	}
 	if after != nil {
 		where, args = append(where, `(s.last_seen, s.id) < (?, ?)`), append(args, after.At, after.ID)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storyCols+` FROM stories s INDEXED BY stories_recent WHERE `+strings.Join(where, " AND ")+
+	rows, err := s.r.QueryContext(ctx, `SELECT `+storyCols+` FROM `+s.indexed("stories", "s", "stories_recent")+` WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY s.last_seen DESC, s.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
@@ -189,8 +189,8 @@ func (s *Store) fillStatuses(ctx context.Context, stories []*Story) error {
 	for i, st := range stories {
 		byID[st.ID], ids[i] = st, st.ID
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT m.story_id, m.status, COUNT(*) FROM mentions m INDEXED BY mentions_story
-		WHERE m.story_id IN (SELECT value FROM json_each(?)) GROUP BY m.story_id, m.status`, toJSON(ids))
+	rows, err := s.r.QueryContext(ctx, `SELECT m.story_id, m.status, COUNT(*) FROM `+s.indexed("mentions", "m", "mentions_story")+`
+		WHERE m.story_id IN (`+s.jsonValues()+`) GROUP BY m.story_id, m.status`, toJSON(ids))
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (s *Store) UpdateStoryStatus(ctx context.Context, projectID, id, status str
 		if n == 0 {
 			return ErrNotFound
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+mentionCols+` FROM mentions m INDEXED BY mentions_story
+		rows, err := tx.QueryContext(ctx, `SELECT `+mentionCols+` FROM `+s.indexed("mentions", "m", "mentions_story")+`
 			WHERE m.story_id = ? AND m.project_id = ? AND m.status <> ? ORDER BY m.published_at DESC, m.id DESC`, id, projectID, status)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 const (
@@ -136,12 +137,8 @@ func mentionIDs(ms []*store.Mention) []string {
 // so a near-duplicate arriving after a restart joins the story formed
 // before it, and one of a mention still alone forms a new story.
 func TestStoriesSurviveRestart(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	st, err := store.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reopen := reopener(t)
+	st := reopen()
 	p := storyProject(t, st, "R")
 	t0 := time.Now().Add(-time.Hour).UTC()
 	ms := ingest(t, st, p,
@@ -152,10 +149,7 @@ func TestStoriesSurviveRestart(t *testing.T) {
 		t.Fatalf("before restart: %v %v", ms[1].StoryID, ms[2].StoryID)
 	}
 	st.Close()
-	st, err = store.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = reopen()
 	defer st.Close()
 	after := ingest(t, st, p,
 		post("threads", "t1", "https://threads.net/@c/post/1", outageText+"!!", t0.Add(3*time.Minute)),
@@ -327,6 +321,7 @@ func TestCollapseAndStoryTriage(t *testing.T) {
 // TestStoryFilterPlan: a story's mentions are read from their own date
 // index, in order, whatever else the filter holds.
 func TestStoryFilterPlan(t *testing.T) {
+	sqliteOnly(t)
 	st := openTest(t)
 	p := storyProject(t, st, "P")
 	for _, f := range []store.MentionFilter{
@@ -347,22 +342,16 @@ func TestStoryFilterPlan(t *testing.T) {
 // Links; an X post linking the article joins it, also after a restart,
 // when the index is rebuilt from the stored mentions.
 func TestStoryExtraLinks(t *testing.T) {
-	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reopen := reopener(t)
+	st := reopen()
 	p := storyProject(t, st, "L")
 	t0 := time.Now().Add(-time.Hour).UTC()
 	hn := post("hn", "h1", "https://news.ycombinator.com/item?id=77", "Acme raises a Series B", t0)
 	hn.Links = []string{"https://techcrunch.example/2026/acme-series-b/?utm_source=hn"}
 	ingest(t, st, p, hn)
 	st.Close()
-	st, err = store.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = reopen()
 	defer st.Close()
 	x := ingest(t, st, p, post("x", "x1", "https://x.com/a/status/1", "Big news for Acme https://techcrunch.example/2026/acme-series-b", t0.Add(time.Minute)))[0]
 	if x.StoryID == nil || x.StoryCount != 2 {
@@ -374,5 +363,75 @@ func TestStoryExtraLinks(t *testing.T) {
 	}
 	if s.Link == nil || *s.Link != "techcrunch.example/2026/acme-series-b" {
 		t.Errorf("story link %v", s.Link)
+	}
+}
+
+// reopener returns a function that opens the same database each time it is
+// called, as a restarted process would: one data dir on SQLite, one schema
+// on PostgreSQL. The caller closes each store it opens.
+func reopener(t *testing.T) func() *store.Store {
+	t.Helper()
+	dir, u := t.TempDir(), storetest.URL(t)
+	return func() *store.Store {
+		t.Helper()
+		var st *store.Store
+		var err error
+		if u != "" {
+			st, err = store.OpenPostgres(context.Background(), u)
+		} else {
+			st, err = store.Open(context.Background(), dir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+}
+
+// TestStoriesTwoProcesses: two stores on one database (two processes
+// sharing PostgreSQL, or one SQLite file) group mentions as one would:
+// each catches up with what the other stored before assigning its own,
+// and an earlier mention it had filed alone but the other put in a story
+// since is joined in that story, not moved out of it.
+func TestStoriesTwoProcesses(t *testing.T) {
+	reopen := reopener(t)
+	one := reopen()
+	defer one.Close()
+	two := reopen()
+	defer two.Close()
+	ctx := context.Background()
+	p := storyProject(t, one, "Two")
+	for _, st := range []*store.Store{one, two} { // both indexes ready
+		if err := st.WarmStories(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Now().Add(-time.Hour).UTC()
+	// a: the outage text at an article's link, stored by one.
+	a := ingest(t, one, p, post("news", "a", "https://example.com/news/acme-outage", outageText, t0))[0]
+	// b: the same link, other words, stored by two: it must see a.
+	b := ingest(t, two, p, post("x", "b", "https://x.com/u/status/1", "Read this https://example.com/news/acme-outage", t0.Add(time.Minute)))[0]
+	if b.StoryID == nil || b.StoryCount != 2 {
+		t.Fatalf("the second process did not group with the first's mention: story %v count %d", b.StoryID, b.StoryCount)
+	}
+	// c: a's text without the link, stored by one, whose index filed a
+	// alone: it joins a's story.
+	c := ingest(t, one, p, post("threads", "c", "https://threads.net/@c/post/1", "RT "+outageText, t0.Add(2*time.Minute)))[0]
+	if c.StoryID == nil || *c.StoryID != *b.StoryID || c.StoryCount != 3 {
+		t.Fatalf("third mention: story %v count %d, want %s with 3", c.StoryID, c.StoryCount, *b.StoryID)
+	}
+	got, err := two.Mention(ctx, p, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StoryID == nil || *got.StoryID != *b.StoryID || got.StoryCount != 3 {
+		t.Errorf("first mention: story %v count %d, want %s with 3", got.StoryID, got.StoryCount, *b.StoryID)
+	}
+	stories, err := two.ListStories(ctx, store.StoryFilter{ProjectID: p}, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stories) != 1 || stories[0].MentionCount != 3 || stories[0].Sources["news"] != 1 || stories[0].Sources["x"] != 1 || stories[0].Sources["threads"] != 1 {
+		t.Errorf("stories %+v", stories)
 	}
 }

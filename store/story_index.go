@@ -103,6 +103,7 @@ type storySlot struct {
 type storyIndex struct {
 	mu    sync.Mutex
 	ready bool
+	top   int64 // the highest mention rowid filed (or read past)
 	buf   []storySlot
 	head  int    // buf index of the oldest slot
 	n     int    // slots in use
@@ -120,7 +121,7 @@ func (ix *storyIndex) invalidate() {
 }
 
 func (ix *storyIndex) reset() {
-	ix.buf, ix.head, ix.n, ix.base, ix.keys = nil, 0, 0, 0, map[uint64]uint32{}
+	ix.buf, ix.head, ix.n, ix.base, ix.keys, ix.top = nil, 0, 0, 0, map[uint64]uint32{}, 0
 }
 
 // eachKey calls fn with every key a slot is filed under.
@@ -207,13 +208,23 @@ func (s *Store) WarmStories(ctx context.Context) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return s.storyBegin(ctx, tx) })
 }
 
-// storyBegin makes the index ready inside a write transaction.
+// storyBegin makes the index ready inside a write transaction. A ready
+// index first catches up with mentions stored since it last looked by
+// another process sharing the database (PostgreSQL; on SQLite the query
+// finds none): write transactions are serialised across processes, so
+// rowids above the index's top are exactly those, committed in rowid
+// order, and each process's index sees every mention of the window.
 func (s *Store) storyBegin(ctx context.Context, tx *sql.Tx) error {
 	ix := &s.stories
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.ready {
-		return nil
+		err := s.fileStories(ctx, tx, ix.top)
+		if err != nil {
+			ix.ready = false
+			ix.reset()
+		}
+		return err
 	}
 	ix.reset()
 	if err := s.rebuildStories(ctx, tx); err != nil {
@@ -236,6 +247,12 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 	if !top.Valid {
 		return nil
 	}
+	return s.fileStories(ctx, tx, top.Int64-int64(storyWindowCap))
+}
+
+// fileStories files the window's mentions above rowid from in the index,
+// oldest first (rebuildStories, and catching up in storyBegin).
+func (s *Store) fileStories(ctx context.Context, tx *sql.Tx, from int64) error {
 	since := FormatTime(time.Now().Add(-storyWindow))
 	type row struct {
 		rowid                                     int64
@@ -243,10 +260,10 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		published, summary                        string
 		storyID, extra                            sql.NullString
 	}
-	from := top.Int64 - int64(storyWindowCap)
+	ix := &s.stories
 	for {
 		rows, err := tx.QueryContext(ctx, `SELECT rowid, id, project_id, url, text, collected_at, source, published_at, ai_summary, story_id, extra_links
-			FROM mentions WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT 2000`, from, top.Int64)
+			FROM mentions WHERE rowid > ? ORDER BY rowid LIMIT 2000`, from)
 		if err != nil {
 			return err
 		}
@@ -268,6 +285,7 @@ func (s *Store) rebuildStories(ctx context.Context, tx *sql.Tx) error {
 		}
 		for _, r := range batch {
 			from = r.rowid
+			ix.top = max(ix.top, r.rowid)
 			if r.collected < since {
 				continue
 			}
@@ -299,6 +317,7 @@ func (s *Store) assignStory(ctx context.Context, tx *sql.Tx, m *Mention, rowid i
 	if err != nil {
 		return err
 	}
+	ix.top = max(ix.top, rowid)
 	sl := storySlot{rowid: rowid, scope: k.scope, collected: collected.Unix(), hasSig: k.hasSig, sig: k.sig, bands: k.bands}
 	sl.nLinks = copy(sl.linkKeys[:], k.linkKeys)
 	if m.StoryID != nil { // rebuilding: already grouped
@@ -333,13 +352,21 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 	ts := now()
 	if prev.story == (uuid.UUID{}) {
 		var first Mention
-		err := tx.QueryRowContext(ctx, `SELECT id, source, published_at, ai_summary, text FROM mentions WHERE rowid = ? AND project_id = ?`,
-			prev.rowid, m.ProjectID).Scan(&first.ID, &first.Source, &first.PublishedAt, &first.AISummary, &first.Text)
+		var joined sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT id, source, published_at, ai_summary, text, story_id FROM mentions WHERE rowid = ? AND project_id = ?`,
+			prev.rowid, m.ProjectID).Scan(&first.ID, &first.Source, &first.PublishedAt, &first.AISummary, &first.Text, &joined)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", 0, nil, nil
 		}
 		if err != nil {
 			return "", 0, nil, err
+		}
+		if id, err := uuid.Parse(joined.String); joined.Valid && err == nil {
+			// Another process (sharing a PostgreSQL database) put the
+			// earlier mention in a story since this index filed it alone:
+			// join that story.
+			prev.story = id
+			return s.joinStory(ctx, tx, prev, m, rowid, link)
 		}
 		sid := uuid.Must(uuid.NewV7()).String()
 		latest, firstSeen, lastSeen := first.ID, first.PublishedAt, first.PublishedAt
@@ -364,10 +391,20 @@ func (s *Store) joinStory(ctx context.Context, tx *sql.Tx, prev *storySlot, m *M
 	sid := prev.story.String()
 	var count int
 	var sources string
+	// sources is a JSON object of counts kept as text: json_set on SQLite,
+	// jsonb_set on PostgreSQL (which writes it back in jsonb's spelling,
+	// read the same by scanStory).
+	bump := `json_set(sources, '$.' || ?1, COALESCE(json_extract(sources, '$.' || ?1), 0) + 1)`
+	latest, earliest := `max`, `min`
+	if s.pg {
+		bump = `CAST(jsonb_set(CAST(sources AS jsonb), ARRAY[CAST(?1 AS text)],
+			to_jsonb(COALESCE((CAST(sources AS jsonb) ->> CAST(?1 AS text))::bigint, 0) + 1)) AS text)`
+		latest, earliest = `GREATEST`, `LEAST`
+	}
 	err := tx.QueryRowContext(ctx, `UPDATE stories SET mention_count = mention_count + 1,
-			sources = json_set(sources, '$.' || ?1, COALESCE(json_extract(sources, '$.' || ?1), 0) + 1),
+			sources = `+bump+`,
 			latest_mention_id = CASE WHEN (?2, ?3) > (last_seen, latest_mention_id) THEN ?3 ELSE latest_mention_id END,
-			last_seen = max(last_seen, ?2), first_seen = min(first_seen, ?2),
+			last_seen = `+latest+`(last_seen, ?2), first_seen = `+earliest+`(first_seen, ?2),
 			link = CASE WHEN link = '' THEN ?4 ELSE link END, updated_at = ?5
 		WHERE id = ?6 RETURNING mention_count, sources`, m.Source, m.PublishedAt, m.ID, link, ts, sid).Scan(&count, &sources)
 	if errors.Is(err, sql.ErrNoRows) {

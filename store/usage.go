@@ -35,8 +35,8 @@ func (s *Store) Usage(ctx context.Context, projectID, periodStart string) (*Usag
 
 func addUsage(ctx context.Context, tx *sql.Tx, projectID, periodStart string, used, dropped int, cost float64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO usage_periods(project_id, period_start, mentions_used, dropped, provider_cost_usd) VALUES (?,?,?,?,?)
-		ON CONFLICT(project_id, period_start) DO UPDATE SET mentions_used = mentions_used + excluded.mentions_used,
-		dropped = dropped + excluded.dropped, provider_cost_usd = provider_cost_usd + excluded.provider_cost_usd`,
+		ON CONFLICT(project_id, period_start) DO UPDATE SET mentions_used = usage_periods.mentions_used + excluded.mentions_used,
+		dropped = usage_periods.dropped + excluded.dropped, provider_cost_usd = usage_periods.provider_cost_usd + excluded.provider_cost_usd`,
 		projectID, periodStart, used, dropped, cost)
 	return err
 }

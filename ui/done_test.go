@@ -1,14 +1,13 @@
 package ui
 
 import (
-	"context"
 	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
 
 	"earshot/capability"
-	"earshot/store"
+	"earshot/store/storetest"
 )
 
 func TestDoneMessage(t *testing.T) {
@@ -34,11 +33,7 @@ func TestDoneMessage(t *testing.T) {
 		}
 	}
 	// Every form capability gets a sentence, none the generic "Title: done.".
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t)
 	svc := capability.New(st, capability.Config{}, slog.New(slog.DiscardHandler))
 	for _, c := range svc.Capabilities() {
 		if !c.Write {

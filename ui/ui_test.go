@@ -17,6 +17,7 @@ import (
 	"earshot/capability"
 	"earshot/server"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // env is a real server on a temp data dir with one owner, one project and
@@ -32,12 +33,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &env{t: t, st: st}
 	e.http = httptest.NewUnstartedServer(nil)
 	base := "http://" + e.http.Listener.Addr().String()

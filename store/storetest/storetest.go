@@ -63,3 +63,28 @@ func URL(t testing.TB) string {
 	t.Cleanup(func() { drop() })
 	return u
 }
+
+// OpenShared returns n stores on one empty database, as n earshot
+// processes sharing it have: on PostgreSQL n pools on one fresh schema, on
+// SQLite n handles on one file. Each is closed when t ends.
+func OpenShared(t testing.TB, n int) []*store.Store {
+	t.Helper()
+	ctx := context.Background()
+	u, dir := URL(t), t.TempDir()
+	out := make([]*store.Store, n)
+	for i := range out {
+		var st *store.Store
+		var err error
+		if u != "" {
+			st, err = store.OpenPostgres(ctx, u)
+		} else {
+			st, err = store.Open(ctx, dir)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		out[i] = st
+	}
+	return out
+}

@@ -1,6 +1,7 @@
-// Command seed stores synthetic mentions in an Earshot data directory for
-// the browser tests (and for timing the inbox with many rows). It goes
-// through store.IngestMentions, the same path the collectors use.
+// Command seed stores synthetic mentions in an Earshot data directory (or a
+// PostgreSQL database) for the browser tests (and for timing the inbox with
+// many rows). It goes through store.IngestMentions, the same path the
+// collectors use.
 package main
 
 import (
@@ -25,16 +26,20 @@ var samples = []struct{ source, category, sentiment, text, summary string }{
 }
 
 func main() {
-	dir := flag.String("data", "", "data directory")
+	dir := flag.String("data", "", "data directory, or a postgres:// database URL")
 	project := flag.String("project", "", "project id")
 	n := flag.Int("n", 40, "mentions to store")
 	prefix := flag.String("prefix", "seed", "external id prefix (distinct runs add new mentions)")
 	flag.Parse()
 	if *dir == "" || *project == "" {
-		log.Fatal("usage: seed --data DIR --project ID [--n N]")
+		log.Fatal("usage: seed --data DIR|postgres://... --project ID [--n N]")
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, *dir)
+	open := store.Open
+	if store.IsDatabaseURL(*dir) {
+		open = store.OpenPostgres
+	}
+	st, err := open(ctx, *dir)
 	if err != nil {
 		log.Fatal(err)
 	}
