@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"earshot/classify"
-	"earshot/collect"
 	"earshot/internal/lines"
+	"earshot/vocab"
 )
 
 // cmdClassify classifies JSON lines from stdin to stdout
@@ -40,14 +40,18 @@ func cmdClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			defaults = append(defaults, k)
 		}
 	}
-	c, err := classify.FromEnv(func(k string) string {
+	cc, err := classifierConfig(func(k string) string {
 		if k == "EARSHOT_CLASSIFIER" {
-			return *which
+			return *which // --classifier wins over the variable
 		}
 		return getenv(k)
 	})
 	if err != nil {
 		return usagef("invalid value for %v", err)
+	}
+	c, err := classify.New(cc)
+	if err != nil {
+		return err
 	}
 	// Say which classifier auto chose when it found an Ollama (or one
 	// without the model); with nothing listening, builtin is no news.
@@ -177,8 +181,8 @@ func classifyLine(ctx context.Context, c classify.Classifier, lc lineContext, li
 	if in.Text == nil {
 		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: missing \"text\"", lineNo)}
 	}
-	if in.Source != "" && !slices.Contains(collect.Sources, in.Source) {
-		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(collect.Sources, ", "))}
+	if in.Source != "" && !slices.Contains(vocab.Sources, in.Source) {
+		return &classifyOut{ID: id, Error: fmt.Sprintf("line %d: unknown source %q (known: %s)", lineNo, in.Source, strings.Join(vocab.Sources, ", "))}
 	}
 	kw := in.Keywords
 	if kw == nil {

@@ -22,6 +22,7 @@ import (
 	"earshot/internal/replay"
 	"earshot/metrics"
 	"earshot/server"
+	"earshot/spike"
 	"earshot/store"
 )
 
@@ -103,16 +104,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := checkDatabaseURL(cfg.DatabaseURL, "--database-url / EARSHOT_DATABASE_URL"); err != nil {
 		return err
 	}
-	allow, err := envSwitch(getenv, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS")
-	if err != nil {
-		return err
-	}
-	cfg.AllowPrivateWebhooks = allow
-	if err := classify.CheckEnv(getenv); err != nil {
-		return usagef("invalid value for %v", err) // a bad classifier setting stops serve before it listens
-	}
-	if _, err := spikeRunner(nil, getenv, nil, nil); err != nil {
-		return usagef("invalid value for %v", err)
+	if err := readServeEnv(&cfg, getenv); err != nil {
+		return err // a bad setting stops serve before it listens
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -122,7 +115,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	var collectorEnv func(string) string
 	var replayURL string
 	serving := false
 	if demo {
@@ -157,12 +149,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return usagef("demo needs a fresh data dir; %s already holds a database (use serve, or another --data)", cfg.DataDir)
 		}
 	}
-	replayOn, err := envSwitch(getenv, "EARSHOT_REPLAY")
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	if demo || replayOn {
+	if demo || cfg.Replay {
 		// EARSHOT_REPLAY=1 gives serve the demo's collectors: every platform
 		// answered from the recorded responses by a loopback server, so the
 		// end-to-end tests run the real collectors without any network.
@@ -175,7 +162,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		go rs.Serve(rln)
 		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()
-		collectorEnv = demoEnv(replayURL)
+		cfg.Collectors = collect.DemoConfig(replayURL)
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + ln.Addr().String()
@@ -190,7 +177,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer closeStore()
 	log := svc.Log
-	if smtpURL := getenv("EARSHOT_SMTP_URL"); smtpURL != "" {
+	if smtpURL := cfg.SMTPURL; smtpURL != "" {
 		// Invitations are emailed too; the link is also shown to the inviter.
 		svc.SendEmail = func(ctx context.Context, to, subject, body string) error {
 			return deliver.SendEmail(ctx, smtpURL, to, subject, body)
@@ -205,7 +192,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 	}
-	app, err := startBackground(ctx, &cfg, svc, srv, reg, collectorEnv)
+	app, err := startBackground(ctx, &cfg, svc, srv, reg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -274,13 +261,12 @@ func (b *background) goRun(ctx context.Context, fn func(ctx context.Context)) {
 // startBackground starts what serve runs beside HTTP: the collector
 // scheduler, the webhook/alert delivery worker and housekeeping. Their state
 // lives in the database (leases), so several instances could share the work.
-func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, collectorEnv func(string) string) (*background, error) {
+func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry) (*background, error) {
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := &background{cancel: cancel}
 	log := svc.Log
-	getenv := cfg.Getenv
 
-	cls, err := classify.FromEnv(getenv) // auto asks a local Ollama once, here
+	cls, err := classify.New(cfg.Classifier) // auto asks a local Ollama once, here
 	if err != nil {
 		cancel()
 		return nil, err
@@ -291,26 +277,9 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		log.Info("classifier", "active", st.Active, "mode", st.Mode)
 	}
 	srv.ClassifierStatus = func() any { return classify.Describe(cls) }
-	if collectorEnv == nil {
-		collectorEnv = getenv
-	}
-	registry := collect.NewRegistry(collectorEnv, &http.Client{Timeout: 60 * time.Second})
-	// Leases bound how long the work of a process that died waits for
-	// another (several processes on one PostgreSQL): a monitor's scan
-	// (EARSHOT_SCAN_LEASE, default 15m; a scan is cut off at 90% of it)
-	// and a webhook's queue (2 × EARSHOT_WEBHOOK_TIMEOUT + 10 s; 40 s).
-	scanLease, err := envDuration(getenv, "EARSHOT_SCAN_LEASE", 5*time.Second)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	webhookTimeout, err := envDuration(getenv, "EARSHOT_WEBHOOK_TIMEOUT", time.Second)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
+	registry := collect.NewRegistry(cfg.Collectors, &http.Client{Timeout: 60 * time.Second})
 	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
-		Lease:    scanLease,
+		Lease:    cfg.ScanLease,
 		Ledger:   svc.Store.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota},
 	}, log, reg)
@@ -321,16 +290,9 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
-	schedule := deliver.DefaultSchedule
-	if v := getenv("EARSHOT_WEBHOOK_SCHEDULE"); v != "" {
-		if schedule, err = deliver.ParseSchedule(v); err != nil {
-			cancel()
-			return nil, fmt.Errorf("EARSHOT_WEBHOOK_SCHEDULE: %w", err)
-		}
-	}
 	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
-		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: schedule, SMTPURL: getenv("EARSHOT_SMTP_URL"), BaseURL: cfg.BaseURL,
-		Timeout: webhookTimeout,
+		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: cfg.WebhookSchedule, SMTPURL: cfg.SMTPURL, BaseURL: cfg.BaseURL,
+		Timeout: cfg.WebhookTimeout,
 	}, log, reg)
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := worker.Run(ctx); err != nil && ctx.Err() == nil {
@@ -338,12 +300,8 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		}
 	})
 
-	spikes, err := spikeRunner(svc.Store, getenv, log, reg)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if spikes != nil {
+	if cfg.Spikes.Interval > 0 {
+		spikes := &spike.Runner{Store: svc.Store, Params: cfg.Spikes.Params, Interval: cfg.Spikes.Interval, Log: log, Metrics: reg}
 		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
 	}
 

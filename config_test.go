@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"earshot/collect"
 )
 
 // A flag's EARSHOT_* variable is parsed and checked like the flag: a bad
@@ -79,5 +83,116 @@ func TestFlagWinsOverVariable(t *testing.T) {
 	}
 	if !fs.isSet("rate-limit") || !fs.isSet("rate-burst") || fs.isSet("addr") {
 		t.Errorf("isSet: rate-limit %v, rate-burst %v, addr %v", fs.isSet("rate-limit"), fs.isSet("rate-burst"), fs.isSet("addr"))
+	}
+}
+
+// Every collector variable reaches its field of collect.Config, trimmed,
+// and is documented in the README's platform table.
+func TestCollectorVariables(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe collect.Config
+	vars := collectorVars(&probe)
+	if len(vars) < 25 {
+		t.Fatalf("%d collector variables, want all 25", len(vars))
+	}
+	seen := map[string]bool{}
+	for _, v := range vars {
+		if seen[v.name] {
+			t.Errorf("%s bound twice", v.name)
+		}
+		seen[v.name] = true
+		if !strings.Contains(string(readme), "`"+v.name+"`") {
+			t.Errorf("%s is not in the README", v.name)
+		}
+	}
+	cfg := collectorConfig(func(name string) string { return "  value of " + name + "\n" }, true)
+	for i, v := range collectorVars(&cfg) {
+		if *v.dst != "value of "+v.name {
+			t.Errorf("%s: field holds %q", v.name, *v.dst)
+		}
+		for j, w := range collectorVars(&cfg) {
+			if i != j && v.dst == w.dst {
+				t.Errorf("%s and %s share a field", v.name, w.name)
+			}
+		}
+	}
+	if !cfg.AllowPrivate || cfg.X.BearerToken != "value of EARSHOT_X_BEARER_TOKEN" || cfg.News.GDELTBaseURL != "value of EARSHOT_GDELT_BASE_URL" {
+		t.Errorf("config %+v", cfg)
+	}
+	if c := collectorConfig(func(string) string { return "" }, false); !reflect.DeepEqual(c, collect.Config{}) {
+		t.Errorf("no variables: %+v, want the zero config (platform defaults)", c)
+	}
+}
+
+// The classifier variables are read into classify.Config once, by main;
+// a bad value names its variable.
+func TestClassifierVariables(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	c, err := classifierConfig(env(nil))
+	if err != nil || c.Kind != "auto" || c.DetectTimeout != 0 {
+		t.Errorf("default: %+v %v", c, err)
+	}
+	c, err = classifierConfig(env(map[string]string{"EARSHOT_CLASSIFIER": " Ollama ", "OLLAMA_HOST": "10.0.0.5",
+		"EARSHOT_OLLAMA_MODEL": "qwen3:4b", "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT": "0.1", "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT": "0.2",
+		"EARSHOT_OLLAMA_TIMEOUT": "5s", "EARSHOT_OLLAMA_BREAKER_COOLDOWN": "1m", "EARSHOT_OLLAMA_DETECT_TIMEOUT": "3s",
+		"EARSHOT_OLLAMA_CONCURRENCY": "4", "EARSHOT_OLLAMA_RETRIES": "0"}))
+	o := c.Ollama
+	if err != nil || c.Kind != "ollama" || o.Host != "10.0.0.5" || o.Model != "qwen3:4b" || o.PricePer1KInput != 0.1 || o.PricePer1KOutput != 0.2 ||
+		o.Timeout != 5*time.Second || o.BreakerCooldown != time.Minute || c.DetectTimeout != 3*time.Second || o.Concurrency != 4 || o.Retries != -1 {
+		t.Errorf("ollama: %+v %v", c, err)
+	}
+	if c, _ := classifierConfig(env(map[string]string{"EARSHOT_CLASSIFIER": "builtin", "EARSHOT_OLLAMA_TIMEOUT": "soon"})); c.Kind != "builtin" {
+		t.Errorf("builtin ignores the Ollama settings: %+v", c)
+	}
+	for _, bad := range []map[string]string{
+		{"EARSHOT_CLASSIFIER": "gpt"},
+		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT": "cheap"},
+		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_TIMEOUT": "soon"},
+		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "ftp://10.0.0.5"},
+		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "http://"},
+		{"EARSHOT_CLASSIFIER": "auto", "EARSHOT_OLLAMA_DETECT_TIMEOUT": "now"},
+		{"EARSHOT_OLLAMA_RETRIES": "-1"},
+		{"EARSHOT_OLLAMA_CONCURRENCY": "0"},
+	} {
+		_, err := classifierConfig(env(bad))
+		named := false
+		for k := range bad {
+			if err != nil && strings.Contains(err.Error(), k) && (k != "EARSHOT_CLASSIFIER" || len(bad) == 1) {
+				named = true
+			}
+		}
+		if err == nil || !named {
+			t.Errorf("%v: %v, want an error naming the variable", bad, err)
+		}
+	}
+}
+
+// Serve's environment-only settings are read once, before it listens: a
+// bad value exits 2 and creates nothing.
+func TestServeEnvReadOnce(t *testing.T) {
+	var cfg Config
+	err := readServeEnv(&cfg, func(k string) string {
+		return map[string]string{"EARSHOT_REPLAY": "1", "EARSHOT_SPIKE_INTERVAL": "10m", "EARSHOT_SPIKE_MIN_COUNT": "3",
+			"EARSHOT_WEBHOOK_SCHEDULE": "0s,1m", "EARSHOT_SMTP_URL": "smtp://mail.example:587", "EARSHOT_X_BEARER_TOKEN": "tok",
+			"EARSHOT_ALLOW_PRIVATE_WEBHOOKS": "1", "EARSHOT_CLASSIFIER": "builtin"}[k]
+	})
+	if err != nil || !cfg.Replay || cfg.Spikes.Interval != 10*time.Minute || cfg.Spikes.Params.MinCount != 3 || len(cfg.WebhookSchedule) != 2 ||
+		cfg.SMTPURL != "smtp://mail.example:587" || cfg.Collectors.X.BearerToken != "tok" || !cfg.AllowPrivateWebhooks ||
+		!cfg.Collectors.AllowPrivate || cfg.Classifier.Kind != "builtin" {
+		t.Errorf("%+v %v", cfg, err)
+	}
+	if err := readServeEnv(&cfg, func(k string) string { return map[string]string{"EARSHOT_SPIKE_INTERVAL": "0"}[k] }); err != nil || cfg.Spikes.Interval != 0 {
+		t.Errorf("interval 0 turns detection off: %+v %v", cfg.Spikes, err)
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir, "EARSHOT_ADDR": "127.0.0.1:0", "EARSHOT_WEBHOOK_SCHEDULE": "soon"}, "serve")
+	if code != 2 || !strings.Contains(errs, "EARSHOT_WEBHOOK_SCHEDULE") {
+		t.Errorf("bad schedule: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("a bad schedule created the data dir")
 	}
 }

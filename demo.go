@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"earshot/capability"
-	"earshot/collect"
 	"earshot/internal/replay"
 	"earshot/store"
 )
@@ -104,12 +103,6 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 		Email: demoEmail, Password: password, APIKey: key.Key, ProjectID: pr.ID,
 		DashboardURL: strings.TrimRight(svc.Config.BaseURL, "/") + "/",
 	}, nil
-}
-
-// demoEnv is the collectors' environment in the demo: every source points
-// at the replay server, with placeholder credentials.
-func demoEnv(replayURL string) func(string) string {
-	return collect.DemoEnv(replayURL)
 }
 
 // printDemo writes the demo's welcome: where to look and how to log in.

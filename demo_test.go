@@ -14,11 +14,12 @@ import (
 	"earshot/collect"
 	"earshot/internal/replay"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // The demo, end to end below HTTP: prepareDemo seeds a fresh data dir, a
-// scheduler runs the real collectors (through demoEnv) against the replay
-// server, and mentions from every source (collect.Sources, Bluesky and Mastodon
+// scheduler runs the real collectors (through collect.DemoConfig) against the replay
+// server, and mentions from every source (vocab.Sources, Bluesky and Mastodon
 // included) are stored, classified.
 func TestDemoCollectsFromAllSources(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -52,7 +53,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		t.Error("prepareDemo on a seeded data dir succeeded")
 	}
 
-	reg := collect.NewRegistry(demoEnv(replay.URL), replay.Client())
+	reg := collect.NewRegistry(collect.DemoConfig(replay.URL), replay.Client())
 	sched := collect.NewScheduler(st, reg, nil, collect.SchedulerConfig{Ledger: st.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	// The first scan is due at once: one round scans both monitors.
@@ -79,7 +80,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 			t.Errorf("unclassified or unattributed mention: %+v", m)
 		}
 	}
-	for _, src := range collect.Sources {
+	for _, src := range vocab.Sources {
 		if bySource[src] == 0 {
 			t.Errorf("no mentions from %s", src)
 		}

@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"earshot/capability"
+	"earshot/classify"
+	"earshot/collect"
+	"earshot/deliver"
 	"earshot/store"
 )
 
@@ -44,6 +47,21 @@ type Config struct {
 	ReadTimeout          time.Duration // a whole request, headers and body
 	MetricsToken         string        // bearer token /metrics asks for ("" = open)
 	Getenv               func(string) string
+
+	// Read from the environment only (config.go), by the commands that
+	// use them.
+	Replay          bool             // EARSHOT_REPLAY: serve's collectors read the recorded responses
+	Classifier      classify.Config  // EARSHOT_CLASSIFIER, OLLAMA_HOST, EARSHOT_OLLAMA_*
+	Collectors      collect.Config   // platform credentials and base URLs
+	Spikes          spikeSettings    // EARSHOT_SPIKE_*
+	WebhookSchedule deliver.Schedule // EARSHOT_WEBHOOK_SCHEDULE
+	SMTPURL         string           // EARSHOT_SMTP_URL
+	// Leases, so the takeover time of a dead process's work (several
+	// processes on one PostgreSQL): EARSHOT_SCAN_LEASE (default 15m; a
+	// scan is cut off at 90% of it) and a webhook queue's 2 ×
+	// EARSHOT_WEBHOOK_TIMEOUT + 10 s (default 40 s). 0 = the default.
+	ScanLease      time.Duration
+	WebhookTimeout time.Duration
 }
 
 func main() {

@@ -101,7 +101,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := collect.NewScheduler(st, collect.NewRegistry(demoEnv(replaySrv.URL), replaySrv.Client()), nil,
+	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoConfig(replaySrv.URL), replaySrv.Client()), nil,
 		collect.SchedulerConfig{Ledger: st.QuotaLedger(), Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if n, err := sched.ScanDue(ctx); err != nil || n == 0 {
 		t.Fatalf("scan: %d %v", n, err)

@@ -45,17 +45,13 @@ func slowReplay(t *testing.T, delay time.Duration) *httptest.Server {
 	return s
 }
 
-// collectorVars are the variables that point every collector at replay.
-func collectorVars(replayURL string) []string {
-	env := collect.DemoEnv(replayURL)
+// replayVars are the variables that point every collector at replay.
+func replayVars(replayURL string) []string {
+	c := collect.DemoConfig(replayURL)
 	var out []string
-	for _, k := range []string{collect.EnvHNBaseURL, collect.EnvRedditBaseURL, collect.EnvRedditOAuthBaseURL, collect.EnvYouTubeBaseURL,
-		collect.EnvYouTubeAPIKey, collect.EnvXBaseURL, collect.EnvXBearerToken, collect.EnvThreadsBaseURL, collect.EnvThreadsToken,
-		collect.EnvLinkedInBaseURL, collect.EnvLinkedInToken, collect.EnvNewsBaseURL, collect.EnvGDELTBaseURL, collect.EnvAppStoreBaseURL,
-		collect.EnvTrustpilotBaseURL, collect.EnvTrustpilotAPIKey, collect.EnvBlueskyBaseURL, collect.EnvBlueskyHandle,
-		collect.EnvBlueskyAppPassword, collect.EnvMastodonInstances} {
-		if v := env(k); v != "" {
-			out = append(out, k+"="+v)
+	for _, v := range collectorVars(&c) {
+		if *v.dst != "" {
+			out = append(out, v.name+"="+*v.dst)
 		}
 	}
 	return out
@@ -168,7 +164,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	// What one process collects alone: the same monitors on SQLite.
 	want, wantStories, wantEvents := referenceCounts(t, replaySrv.URL, projects)
 
-	env := append(collectorVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
+	env := append(replayVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
 		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
 		"EARSHOT_SCAN_LEASE="+mpScanLease.String(), "EARSHOT_WEBHOOK_TIMEOUT="+mpWebhookTimeout.String())
 	procA, baseA := startServeProcess(t, "serve-A", env)
@@ -353,7 +349,7 @@ func referenceCounts(t *testing.T, replayURL string, n int) (mentions []int, sto
 			}
 		}
 	}
-	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoEnv(replayURL), http.DefaultClient), nil,
+	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoConfig(replayURL), http.DefaultClient), nil,
 		collect.SchedulerConfig{Monitors: 2 * n, Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if k, err := sched.ScanDue(ctx); err != nil || k != 2*n {
 		t.Fatalf("reference scan: %d monitors, %v", k, err)

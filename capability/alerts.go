@@ -76,16 +76,10 @@ func (s *Service) alertCaps() []*Capability {
 				if err := s.checkFilters(ctx, p, in.Filters); err != nil {
 					return nil, err
 				}
-				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: true, MinUrgency: 70, Channel: in.Channel, Target: in.Target,
-					Filters: filtersJSON(in.Filters), Digest: or(in.Digest, "instant"), Trigger: or(in.Trigger, "mention")}
+				a := &store.Alert{ProjectID: p.ProjectID, Name: in.Name, Active: *in.Active, MinUrgency: *in.MinUrgency, Channel: in.Channel, Target: in.Target,
+					Filters: filtersJSON(in.Filters), Digest: in.Digest, Trigger: in.Trigger}
 				if err := checkAlertFilters(a.Trigger, in.Filters); err != nil {
 					return nil, err
-				}
-				if in.MinUrgency != nil {
-					a.MinUrgency = *in.MinUrgency
-				}
-				if in.Active != nil {
-					a.Active = *in.Active
 				}
 				var secret *string
 				if a.Channel == "webhook" {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 // Scopes, as the spec names them.
@@ -81,7 +83,11 @@ type Capability struct {
 
 // Field is one input field, from the input struct's tags:
 //
-//	json:"name"  in:"path|query|body"  validate:"required,nullable,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  doc:"…"
+//	json:"name"  in:"path|query|body"  validate:"required,nullable,maxlen=80,enum=a|b,min=0,max=100,maxitems=20,format=uuid"  default:"…"  doc:"…"
+//
+// enum=@name takes the values of a list of package vocab (enum=@sources); a
+// list field with such an enum and no maxitems holds at most as many items
+// as the vocabulary has values.
 type Field struct {
 	Name     string
 	In       string
@@ -102,6 +108,9 @@ type Field struct {
 	// NotBlank: a free-text string (or each string of a list) that is
 	// required or has a minimum length must hold more than white space.
 	NotBlank bool
+	// def is Default parsed into the field's type (invalid when there is
+	// none): what the decoder gives a field the request left out.
+	def reflect.Value
 	// nested: the fields of a struct-valued field (behind pointers, or a
 	// list's elements), e.g. saved-view filters. Parsed once with the
 	// capability, so decoding and validating a request reads no tags.
@@ -183,6 +192,33 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
+// Default returns the value the decoder gives the top-level field name when
+// a request leaves it out: its default tag as the field's type, behind no
+// pointer (an int for *int). ok is false when the field has no default.
+func (c *Capability) Default(name string) (v any, ok bool) {
+	for _, f := range c.Fields {
+		if f.Name == name && f.def.IsValid() {
+			d := f.def
+			for d.Kind() == reflect.Pointer {
+				d = d.Elem()
+			}
+			return d.Interface(), true
+		}
+	}
+	return nil, false
+}
+
+// Field returns the top-level input field name (its rules, e.g. the
+// values an enum allows).
+func (c *Capability) Field(name string) (Field, bool) {
+	for _, f := range c.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
 // NewInput returns a pointer to a zero input struct.
 func (c *Capability) NewInput() any { return reflect.New(c.In).Interface() }
 
@@ -219,6 +255,7 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 		if defaultIn != "" {
 			f.In = defaultIn
 		}
+		fromVocab := false
 		for _, rule := range strings.Split(sf.Tag.Get("validate"), ",") {
 			k, v, _ := strings.Cut(rule, "=")
 			num := func() int {
@@ -250,15 +287,37 @@ func parseFields(t reflect.Type, defaultIn string) ([]Field, error) {
 			case "maxitems":
 				f.MaxItems = num()
 			case "enum":
-				f.Enum = strings.Split(v, "|")
+				// enum=@name is a list of package vocab (enum=@sources):
+				// the shared vocabularies are written once, there.
+				if list, ok := strings.CutPrefix(v, "@"); ok {
+					values, ok := vocab.Lookup(list)
+					if !ok {
+						return nil, fmt.Errorf("field %s: no vocabulary %q", name, list)
+					}
+					f.Enum, fromVocab = slices.Clone(values), true
+				} else {
+					f.Enum = strings.Split(v, "|")
+				}
 			case "format":
 				f.Format = v
 			default:
 				return nil, fmt.Errorf("field %s: unknown rule %q", name, rule)
 			}
 		}
+		if f.MaxItems == 0 && fromVocab && isList(sf.Type) {
+			// A list of a vocabulary's values (sources) holds each at most
+			// once: the vocabulary's length bounds it, and grows with it.
+			f.MaxItems = len(f.Enum)
+		}
 		// A formatted string (uuid, email, password…) has its own rule.
 		f.NotBlank = (f.Required || f.MinLen > 0) && len(f.Enum) == 0 && f.Format == "" && isText(f.Type)
+		if f.Default != "" {
+			def, err := parseDefault(f)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: default %q: %w", name, f.Default, err)
+			}
+			f.def = def
+		}
 		if st, ok := nestedStruct(f.Type); ok {
 			nested, err := parseFields(st, "")
 			if err != nil {
@@ -307,8 +366,54 @@ func (c *Capability) Decode(values map[string]json.RawMessage, accept func(Field
 	if err := c.validate(v, values); err != nil {
 		return nil, err
 	}
+	applyDefaults(v, c.Fields, values)
 	canonicalUUIDs(v, c.Fields)
 	return in, nil
+}
+
+// parseDefault reads a field's default tag as a value of its type (a
+// string as is, anything else as JSON) and checks it against the field's
+// own rules: the documented default is one the field accepts.
+func parseDefault(f Field) (reflect.Value, error) {
+	base := f.Type
+	for base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	raw := f.Default
+	if base.Kind() == reflect.String {
+		raw = strconv.Quote(raw)
+	}
+	p := reflect.New(f.Type)
+	if err := decodeStrict(json.RawMessage(raw), p.Interface()); err != nil {
+		return reflect.Value{}, fmt.Errorf("not %s", describeType(f.Type))
+	}
+	if err := checkValue(f, p.Elem()); err != nil {
+		return reflect.Value{}, err
+	}
+	return p.Elem(), nil
+}
+
+// applyDefaults gives every field the request left out its default tag's
+// value, so the documented default (OpenAPI, MCP schemas, docs) is the one
+// the code runs with, and the code never repeats it. Each field gets its
+// own copy: a pointer default is never shared between requests.
+func applyDefaults(v reflect.Value, fields []Field, sent map[string]json.RawMessage) {
+	for _, f := range fields {
+		if !f.def.IsValid() {
+			continue
+		}
+		if _, ok := sent[f.Name]; ok {
+			continue
+		}
+		fv := v.FieldByIndex(f.index)
+		if f.def.Kind() == reflect.Pointer {
+			p := reflect.New(f.def.Type().Elem())
+			p.Elem().Set(f.def.Elem())
+			fv.Set(p)
+			continue
+		}
+		fv.Set(f.def)
+	}
 }
 
 // canonicalUUIDs lower-cases every valid UUID of the input (also in nested
@@ -524,6 +629,14 @@ func checkValue(f Field, v reflect.Value) error {
 		return validateStruct(v, f.Name, f.nested)
 	}
 	return nil
+}
+
+// isList reports whether t is a list (behind pointers), not raw JSON.
+func isList(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Slice && t != reflect.TypeFor[json.RawMessage]()
 }
 
 // isText reports whether t holds free text: a string, a list of strings

@@ -11,11 +11,11 @@ import (
 // describe or disable.
 
 type CategoryPath struct {
-	ID string `json:"id" in:"path" validate:"required,enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"The category value."`
+	ID string `json:"id" in:"path" validate:"required,enum=@categories" doc:"The category value."`
 }
 
 type UpdateCategoryIn struct {
-	ID          string  `json:"id" in:"path" validate:"required,enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"The category value."`
+	ID          string  `json:"id" in:"path" validate:"required,enum=@categories" doc:"The category value."`
 	Label       *string `json:"label,omitempty" validate:"minlen=1,maxlen=80" doc:"Display label."`
 	Description *string `json:"description,omitempty" validate:"maxlen=500" doc:"What belongs in this category; the classifier's prompt uses it."`
 	Enabled     *bool   `json:"enabled,omitempty" doc:"false stops new mentions being filed here (they become other)."`

@@ -51,11 +51,7 @@ func (s *Service) countMentions(ctx context.Context, p *Principal, in *CountMent
 	if err != nil {
 		return nil, err
 	}
-	limit := countCap
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
-	return s.count(ctx, f, limit)
+	return s.count(ctx, f, *in.Limit)
 }
 
 func (s *Service) count(ctx context.Context, f store.MentionFilter, limit int) (*CountOut, error) {

@@ -15,6 +15,7 @@ import (
 	"earshot/api"
 	"earshot/collect"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // MentionFilters are the filters of list_mentions, export_mentions,
@@ -45,8 +46,8 @@ type ListMentionsOut struct {
 
 type UpdateMentionStatusIn struct {
 	ID               string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
-	Status           string `json:"status,omitempty" validate:"enum=new|reviewed|done|ignored" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
-	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=auto|featured|hidden" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
+	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
+	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=@public_visibilities" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
 }
 
 type ExportIn struct {
@@ -55,7 +56,7 @@ type ExportIn struct {
 }
 
 type SOVIn struct {
-	DatePreset string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date" default:"last_30_days" doc:"Window; last_30_days when neither it nor since is given."`
+	DatePreset string `json:"date_preset,omitempty" in:"query" validate:"enum=@bounded_date_presets" default:"last_30_days" doc:"Window; last_30_days when neither it nor since is given."`
 	Since      string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Window start (overrides date_preset)."`
 	Until      string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Window end (default now)."`
 }
@@ -94,9 +95,9 @@ type SOVOut struct {
 type PreviewIn struct {
 	Keywords        []string `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft keywords."`
 	ExcludeKeywords []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Draft excludes."`
-	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
+	QueryMode       string   `json:"query_mode,omitempty" validate:"enum=@query_modes" doc:"any, all or phrase."`
 	WatchAccounts   []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Draft watched accounts."`
-	Sources         []string `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Only these platforms."`
+	Sources         []string `json:"sources,omitempty" validate:"enum=@sources" doc:"Only these platforms."`
 	Scan            *int     `json:"scan,omitempty" validate:"min=1,max=50000" default:"5000" doc:"How many of the newest stored mentions to test."`
 	Limit           *int     `json:"limit,omitempty" validate:"min=1,max=100" default:"20" doc:"Most matches to return."`
 }
@@ -112,7 +113,7 @@ func (s *Service) mentionCaps() []*Capability {
 		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
 			Scope: MentionsRead, Idempotent: true,
 			Description: "The triage inbox: collected posts with their AI classification, newest first (or most urgent first with sort=urgency), filtered and paged with an opaque cursor. " +
-				"Use status=new to find what needs triage, min_urgency=70 for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
+				"Use status=new to find what needs triage, min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + " for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
 			Scope: MentionsRead, Idempotent: true, Description: "Get one mention with its classification and triage status."},
@@ -204,10 +205,7 @@ func (s *Service) listMentions(ctx context.Context, p *Principal, in *ListMentio
 	if err != nil {
 		return nil, err
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit // defaults come from the default tags (Decode)
 	binding := cursorBinding(p.ProjectID, in.MentionQuery)
 	after, err := openAfter(s, in.Cursor, binding, positionSet)
 	if err != nil {
@@ -321,19 +319,13 @@ func (s *Service) exportMentions(ctx context.Context, p *Principal, in *ExportIn
 	if err != nil {
 		return nil, err
 	}
-	limit := 100000
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	return &CSVExport{svc: s, filter: f, limit: limit}, nil
 }
 
 func (s *Service) shareOfVoice(ctx context.Context, p *Principal, in *SOVIn) (*SOVOut, error) {
 	now := s.now()
-	since := now.AddDate(0, 0, -30)
-	if in.DatePreset != "" {
-		since, _ = store.PresetSince(in.DatePreset, now)
-	}
+	since, _ := store.PresetSince(in.DatePreset, now) // last_30_days unless given (its default tag)
 	until := now
 	if in.Since != "" {
 		since, _ = ParseTimeParam(in.Since)
@@ -439,13 +431,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 	if len(in.Keywords) == 0 && len(in.WatchAccounts) == 0 {
 		return nil, Invalid("keywords", "give keywords or watch_accounts to preview")
 	}
-	scan, limit := 5000, 20
-	if in.Scan != nil {
-		scan = *in.Scan
-	}
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	scan, limit := *in.Scan, *in.Limit
 	m := collect.Compile(collect.Rule{Keywords: in.Keywords, ExcludeKeywords: in.ExcludeKeywords, QueryMode: in.QueryMode, WatchAccounts: in.WatchAccounts})
 	sources := map[string]bool{}
 	for _, src := range in.Sources {

@@ -4,25 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"earshot/api"
 	"earshot/netguard"
 	"earshot/store"
+	"earshot/vocab"
 )
-
-// SourceValues are the platforms a monitor may watch.
-var SourceValues = []string{"x", "reddit", "youtube", "linkedin", "threads", "bluesky", "mastodon", "hn", "news", "reviews"}
 
 type CreateMonitorIn struct {
 	Name                string   `json:"name" validate:"required,maxlen=80" doc:"Monitor name."`
 	Keywords            []string `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Literal keywords, matched case-insensitively on word boundaries. List every spelling people use (name, domain, @handle). Optional when watch_accounts, feed_urls or review_urls give something to watch."`
 	ExcludeKeywords     []string `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"A post containing any of these is dropped."`
-	QueryMode           string   `json:"query_mode,omitempty" validate:"enum=any|all|phrase" default:"any" doc:"any: one keyword occurs; all: every keyword occurs; phrase: the keywords in order form one phrase."`
+	QueryMode           string   `json:"query_mode,omitempty" validate:"enum=@query_modes" default:"any" doc:"any: one keyword occurs; all: every keyword occurs; phrase: the keywords in order form one phrase."`
 	WatchAccounts       []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Handles whose posts are taken regardless of keywords (Bluesky: handle or DID; Mastodon: @user@instance; LinkedIn: organization ids or URNs)."`
 	FeedURLs            []string `json:"feed_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"RSS or Atom feeds read by the news source."`
 	ReviewURLs          []string `json:"review_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"Review pages (schema.org Review markup, App Store feeds, Trustpilot) read by the reviews source."`
-	Sources             []string `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Platforms to watch; all when omitted."`
+	Sources             []string `json:"sources,omitempty" validate:"enum=@sources" doc:"Platforms to watch; all when omitted."`
 	BackfillHours       *int     `json:"backfill_hours,omitempty" validate:"enum=24|72|168|720|1440|2160|4320" default:"24" doc:"How far back the first scan looks."`
 	ScanIntervalMinutes *int     `json:"scan_interval_minutes,omitempty" validate:"min=5,max=1440" default:"15" doc:"Minutes between scans."`
 	GroupName           string   `json:"group_name,omitempty" validate:"enum=my_brand|competitors|custom" doc:"my_brand, competitors or custom."`
@@ -34,11 +33,11 @@ type UpdateMonitorIn struct {
 	Name                *string    `json:"name,omitempty" validate:"minlen=1,maxlen=80" doc:"New name."`
 	Keywords            *[]string  `json:"keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Replaces the keyword list."`
 	ExcludeKeywords     *[]string  `json:"exclude_keywords,omitempty" validate:"maxitems=20,minlen=1,maxlen=200" doc:"Replaces the exclude list."`
-	QueryMode           *string    `json:"query_mode,omitempty" validate:"enum=any|all|phrase" doc:"any, all or phrase."`
+	QueryMode           *string    `json:"query_mode,omitempty" validate:"enum=@query_modes" doc:"any, all or phrase."`
 	WatchAccounts       *[]string  `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Replaces the watched accounts."`
 	FeedURLs            *[]string  `json:"feed_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"Replaces the feeds."`
 	ReviewURLs          *[]string  `json:"review_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"Replaces the review pages."`
-	Sources             *[]string  `json:"sources,omitempty" validate:"maxitems=10,enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Replaces the sources."`
+	Sources             *[]string  `json:"sources,omitempty" validate:"enum=@sources" doc:"Replaces the sources."`
 	Active              *bool      `json:"active,omitempty" doc:"false pauses collection and keeps history; true resumes it (402 when the quota is used up)."`
 	BackfillHours       *int       `json:"backfill_hours,omitempty" validate:"enum=24|72|168|720|1440|2160|4320" doc:"Backfill window of a first scan."`
 	ScanIntervalMinutes *int       `json:"scan_interval_minutes,omitempty" validate:"min=5,max=1440" doc:"Minutes between scans."`
@@ -176,16 +175,10 @@ func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMon
 		return nil, err
 	}
 	m := &store.Monitor{ProjectID: p.ProjectID, Name: in.Name, Keywords: nz(in.Keywords), ExcludeKeywords: nz(in.ExcludeKeywords),
-		QueryMode: or(in.QueryMode, "any"), WatchAccounts: nz(in.WatchAccounts), FeedURLs: nz(in.FeedURLs), ReviewURLs: nz(in.ReviewURLs),
-		Sources: dedupe(nz(in.Sources)), GroupName: in.GroupName, Active: true, ScanIntervalMinutes: 15, BackfillHours: 24}
+		QueryMode: in.QueryMode, WatchAccounts: nz(in.WatchAccounts), FeedURLs: nz(in.FeedURLs), ReviewURLs: nz(in.ReviewURLs),
+		Sources: dedupe(nz(in.Sources)), GroupName: in.GroupName, Active: true, ScanIntervalMinutes: *in.ScanIntervalMinutes, BackfillHours: *in.BackfillHours}
 	if len(m.Sources) == 0 {
-		m.Sources = append([]string(nil), SourceValues...)
-	}
-	if in.BackfillHours != nil {
-		m.BackfillHours = *in.BackfillHours
-	}
-	if in.ScanIntervalMinutes != nil {
-		m.ScanIntervalMinutes = *in.ScanIntervalMinutes
+		m.Sources = slices.Clone(vocab.Sources)
 	}
 	if !m.HasSomethingToWatch() {
 		return nil, Invalid("keywords", "keywords are required unless watch_accounts, feed_urls or review_urls give something to watch")
@@ -362,13 +355,6 @@ func nz(xs []string) []string {
 		return []string{}
 	}
 	return xs
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

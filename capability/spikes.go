@@ -82,10 +82,7 @@ func (s *Service) listSpikes(ctx context.Context, p *Principal, in *ListSpikesIn
 	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
 		return nil, Invalid("until", "until must be after since")
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	q := *in
 	q.Cursor, q.Limit = "", nil
 	b, _ := json.Marshal(q)

@@ -7,6 +7,7 @@ import (
 
 	"earshot/spike"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 type StatsIn struct {
@@ -91,7 +92,7 @@ func (s *Service) mentionStats(ctx context.Context, p *Principal, in *StatsIn) (
 	switch {
 	case f.Since != nil:
 		since = *f.Since
-	case in.DatePreset == "all_time":
+	case in.DatePreset == vocab.AllTime:
 		since = until.Add(-maxDayWindow) // all time, as far as a series reaches
 	case in.Interval == "hour":
 		since = until.Add(-48 * time.Hour)

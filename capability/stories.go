@@ -14,8 +14,8 @@ import (
 type ListStoriesIn struct {
 	MinMentions *int   `json:"min_mentions,omitempty" in:"query" validate:"min=2,max=100000" default:"2" doc:"Only stories with at least this many mentions."`
 	Since       string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Only stories with a mention published at or after this ISO 8601 time."`
-	Source      string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|hn|news|reviews" doc:"Only stories with a mention from this platform."`
-	Status      string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Only stories with a mention in this triage status (status=new: stories that still need triage)."`
+	Source      string `json:"source,omitempty" in:"query" validate:"enum=@sources" doc:"Only stories with a mention from this platform."`
+	Status      string `json:"status,omitempty" in:"query" validate:"enum=@statuses" doc:"Only stories with a mention in this triage status (status=new: stories that still need triage)."`
 	Cursor      string `json:"cursor,omitempty" in:"query" validate:"maxlen=500" doc:"The nextCursor of the previous page."`
 	Limit       *int   `json:"limit,omitempty" in:"query" validate:"min=1,max=100" default:"50" doc:"Page size, 1-100."`
 }
@@ -28,7 +28,7 @@ type ListStoriesOut struct {
 
 type UpdateStoryStatusIn struct {
 	ID     string `json:"id" in:"path" validate:"required,format=uuid" doc:"Story id."`
-	Status string `json:"status" validate:"required,enum=new|reviewed|done|ignored" doc:"The status every mention of the story gets: new, reviewed, done or ignored (ignored teaches the relevance model, as for one mention)."`
+	Status string `json:"status" validate:"required,enum=@statuses" doc:"The status every mention of the story gets: new, reviewed, done or ignored (ignored teaches the relevance model, as for one mention)."`
 }
 
 type UpdateStoryStatusOut struct {
@@ -64,18 +64,12 @@ func (s *Service) storyCaps() []*Capability {
 }
 
 func (s *Service) listStories(ctx context.Context, p *Principal, in *ListStoriesIn) (*ListStoriesOut, error) {
-	f := store.StoryFilter{ProjectID: p.ProjectID, Source: in.Source, Status: in.Status}
-	if in.MinMentions != nil {
-		f.MinMentions = *in.MinMentions
-	}
+	f := store.StoryFilter{ProjectID: p.ProjectID, Source: in.Source, Status: in.Status, MinMentions: *in.MinMentions}
 	if in.Since != "" {
 		t, _ := ParseTimeParam(in.Since)
 		f.Since = &t
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	binding := "stories:" + p.ProjectID + ":" + in.Since + ":" + in.Source + ":" + in.Status + ":" + itoa(f.MinMentions)
 	after, err := openAfter(s, in.Cursor, binding, func(p *store.StoryPosition) bool { return p.At != "" && p.ID != "" })
 	if err != nil {

@@ -164,10 +164,7 @@ func (s *Service) listDeliveries(ctx context.Context, p *Principal, in *ListDeli
 	if _, err := s.Store.Webhook(ctx, p.ProjectID, in.ID); err != nil {
 		return nil, err
 	}
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := *in.Limit
 	var before int64
 	if in.Cursor != "" {
 		n, err := s.decodeSeqCursor(in.Cursor, "dlv:"+in.ID+":"+in.Status)

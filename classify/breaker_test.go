@@ -246,25 +246,21 @@ func TestOllamaTimeoutOpensBreaker(t *testing.T) {
 	}
 }
 
-func TestFromEnvAutoDetects(t *testing.T) {
+func TestNewAutoDetects(t *testing.T) {
 	f, srv := newSchemaOllama(t)
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	c, err := FromEnv(env(map[string]string{"OLLAMA_HOST": srv.URL}))
+	c, err := New(Config{Ollama: OllamaConfig{Host: srv.URL}})
 	if err != nil || c.Name() != "ollama:llama3.2" || Describe(c).Mode != "auto" {
 		t.Fatalf("auto with Ollama up: %v %v %+v", c, err, Describe(c))
 	}
 	f.models = []string{"qwen3:4b"}
-	c, _ = FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "auto", "OLLAMA_HOST": srv.URL}))
+	c, _ = New(Config{Kind: "auto", Ollama: OllamaConfig{Host: srv.URL}})
 	if st := Describe(c); c.Name() != "builtin" || !strings.Contains(st.Detail, "ollama pull llama3.2") {
 		t.Errorf("auto without the model: %s %+v", c.Name(), st)
 	}
 	f.down.Store(true)
-	c, _ = FromEnv(env(map[string]string{"OLLAMA_HOST": srv.URL}))
+	c, _ = New(Config{Ollama: OllamaConfig{Host: srv.URL}})
 	if st := Describe(c); c.Name() != "builtin" || st.Mode != "auto" || !strings.Contains(st.Detail, "does not answer") {
 		t.Errorf("auto with Ollama down: %s %+v", c.Name(), st)
-	}
-	if err := CheckEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "auto", "EARSHOT_OLLAMA_DETECT_TIMEOUT": "now"})); err == nil {
-		t.Error("CheckEnv accepted a bad detect timeout")
 	}
 	if f.chats.Load() != 0 {
 		t.Error("detection sent a chat request")

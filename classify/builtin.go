@@ -15,7 +15,7 @@ import (
 // state and is safe for concurrent use.
 type Builtin struct {
 	model *catmodel.Model
-	// mode and detail say how FromEnv chose this classifier ("auto": no
+	// mode and detail say how New chose this classifier ("auto": no
 	// usable Ollama answered at start).
 	mode, detail string
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 func TestSentimentRules(t *testing.T) {
@@ -214,8 +216,8 @@ func TestUrgency(t *testing.T) {
 	}
 	for _, text := range urgent {
 		r, _ := b.Classify(ctx, Input{Text: text})
-		if r.Urgency < UrgentThreshold {
-			t.Errorf("%q urgency %d < %d: %q", text, r.Urgency, UrgentThreshold, r.Reasons)
+		if r.Urgency < vocab.UrgentThreshold {
+			t.Errorf("%q urgency %d < %d: %q", text, r.Urgency, vocab.UrgentThreshold, r.Reasons)
 		}
 	}
 	calm := []string{
@@ -227,7 +229,7 @@ func TestUrgency(t *testing.T) {
 	}
 	for _, text := range calm {
 		r, _ := b.Classify(ctx, Input{Text: text, AuthorFollowers: 50_000_000, Engagement: map[string]int64{"likes": 1e6, "shares": 1e5}})
-		if r.Urgency >= UrgentThreshold {
+		if r.Urgency >= vocab.UrgentThreshold {
 			t.Errorf("calm %q reached urgency %d: %q", text, r.Urgency, r.Reasons)
 		}
 	}
@@ -262,7 +264,7 @@ func TestUrgencyMonotone(t *testing.T) {
 		}
 	}
 	// Negative intensity, with everything else fixed.
-	for _, cat := range Categories {
+	for _, cat := range vocab.Categories {
 		for _, low := range []string{"plain text", "acme is down", "please add dark mode"} {
 			prev := -1
 			for c := 0.0; c >= -1; c -= 0.05 {

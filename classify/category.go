@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"earshot/classify/internal/catmodel"
+	"earshot/vocab"
 )
 
 // bug_report and product_idea come from a learned multi-label model
@@ -284,7 +285,7 @@ func categorize(m *catmodel.Model, clauses []string, low string, compound float6
 	}
 	// The highest score wins; ties go to the category listed first.
 	best, bestS, cue := "other", math.Inf(-1), ""
-	for _, c := range Categories {
+	for _, c := range vocab.Categories {
 		var s float64
 		var why string
 		switch c {

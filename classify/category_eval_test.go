@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"earshot/classify/internal/catmodel"
+	"earshot/vocab"
 )
 
 func minibarDocs(rows []minibarRow) []catmodel.Doc {
@@ -60,7 +61,7 @@ func TestEvalCategoryMinibar(t *testing.T) {
 		}
 		bug := Evaluate(goldBug, predBug, []string{"bug_report"}).Class("bug_report")
 		idea := Evaluate(goldIdea, predIdea, []string{"product_idea"}).Class("product_idea")
-		rep := Evaluate(gold1, pred1, Categories)
+		rep := Evaluate(gold1, pred1, vocab.Categories)
 		t.Logf("Mini-BAR %s (n=%d; CV in training app chose L2 %g, thresholds %v)\n  bug_report   P=%.3f R=%.3f F1=%.3f (support %d)\n  product_idea P=%.3f R=%.3f F1=%.3f (support %d)\nsingle-label view (PR+FR ties -> bug_report):\n%s",
 			split.name, len(split.test), m.L2, m.Threshold, bug.Precision, bug.Recall, bug.F1, bug.Support, idea.Precision, idea.Recall, idea.F1, idea.Support, rep)
 		if bug.F1 < 0.83 {

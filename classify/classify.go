@@ -6,9 +6,6 @@ package classify
 
 import "context"
 
-// Categories are the six category values, in display order.
-var Categories = []string{"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"}
-
 // Project is the context a classifier may use to judge relevance.
 type Project struct {
 	Name        string

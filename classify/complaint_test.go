@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"earshot/vocab"
 )
 
 func TestEmbeddedSentimentModel(t *testing.T) {
@@ -103,17 +105,17 @@ func TestAlarmsRaiseUrgency(t *testing.T) {
 		{"Acme is down for everyone since 9am", "bug_report", "outage"},
 	} {
 		r, _ := b.Classify(context.Background(), Input{Text: tc.text})
-		if r.Category != tc.cat || r.Urgency < UrgentThreshold || r.Sentiment == "positive" || !strings.Contains(r.UrgencyReason, tc.reason) {
+		if r.Category != tc.cat || r.Urgency < vocab.UrgentThreshold || r.Sentiment == "positive" || !strings.Contains(r.UrgencyReason, tc.reason) {
 			t.Errorf("%q: %s/%s urgency %d (%s; %s)", tc.text, r.Sentiment, r.Category, r.Urgency, r.CategoryReason, r.UrgencyReason)
 		}
 	}
 	// Clickbait is not a security report.
-	if r, _ := b.Classify(context.Background(), Input{Text: "EXPOSED: Acme is secretly owned by Globex?! They don't want you to know"}); r.Urgency >= UrgentThreshold {
+	if r, _ := b.Classify(context.Background(), Input{Text: "EXPOSED: Acme is secretly owned by Globex?! They don't want you to know"}); r.Urgency >= vocab.UrgentThreshold {
 		t.Errorf("clickbait urgency %d (%s)", r.Urgency, r.UrgencyReason)
 	}
 	// A legal threat with reach is urgent.
 	r, _ := b.Classify(context.Background(), Input{Text: "@Acme I'm talking to my lawyer about the money you took. Unacceptable.", AuthorFollowers: 200_000})
-	if r.Urgency < UrgentThreshold || !strings.Contains(r.UrgencyReason, "legal threat") {
+	if r.Urgency < vocab.UrgentThreshold || !strings.Contains(r.UrgencyReason, "legal threat") {
 		t.Errorf("legal threat with reach: urgency %d (%s)", r.Urgency, r.UrgencyReason)
 	}
 }

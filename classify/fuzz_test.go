@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"earshot/vocab"
 )
 
 // FuzzClassify: any text, HTML or not, in any script, classifies without a
@@ -22,7 +24,7 @@ func FuzzClassify(f *testing.F) {
 			t.Fatal(err)
 		}
 		ok := false
-		for _, c := range Categories {
+		for _, c := range vocab.Categories {
 			ok = ok || c == r.Category
 		}
 		if !ok || r.Urgency < 0 || r.Urgency > 100 || r.Summary == "" || utf8.RuneCountInString(r.Summary) > MaxSummaryRunes {

@@ -11,13 +11,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
+
+	"earshot/vocab"
 )
 
 // OllamaConfig configures the Ollama classifier. Zero values take defaults.
@@ -56,7 +57,7 @@ type Ollama struct {
 	fallbacks atomic.Int64
 	calls     atomic.Int64
 	breaker   breaker
-	// mode and detail say how FromEnv chose this classifier.
+	// mode and detail say how New chose this classifier.
 	mode, detail string
 }
 
@@ -313,7 +314,7 @@ func enabledHas(enabled []CategoryInfo, c string) bool {
 
 func enabledCategories(cats []CategoryInfo) []CategoryInfo {
 	var out []CategoryInfo
-	for _, c := range Categories {
+	for _, c := range vocab.Categories {
 		info := CategoryInfo{Category: c, Label: c, Enabled: true}
 		if cats != nil {
 			found := false
@@ -357,7 +358,7 @@ func (o *Ollama) schema(enabled []CategoryInfo) json.RawMessage {
 		"type": "object",
 		"properties": map[string]any{
 			"category":        map[string]any{"type": "string", "enum": cats},
-			"sentiment":       map[string]any{"type": "string", "enum": []string{"positive", "neutral", "negative"}},
+			"sentiment":       map[string]any{"type": "string", "enum": vocab.Sentiments},
 			"urgency":         map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 			"ai_summary":      map[string]any{"type": "string", "maxLength": MaxSummaryRunes},
 			"is_relevant":     map[string]any{"type": "boolean"},
@@ -405,17 +406,17 @@ func (o *Ollama) request(in Input, enabled []CategoryInfo) *api.ChatRequest {
 		}
 		fmt.Fprintf(&sys, "- %s (%s): %s\n", c.Category, c.Label, d)
 	}
-	sys.WriteString(`
+	fmt.Fprintf(&sys, `
 Fields:
 - category: one of the categories above.
 - sentiment: positive, neutral or negative, the author's attitude.
-- urgency: 0-100, how soon the team should look; 70 or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
+- urgency: 0-100, how soon the team should look; %d or more only for outages, data loss, security or legal problems, or angry posts with a large audience. Ideas and praise are rarely above 30.
 - ai_summary: one sentence, at most 200 characters, plain text, what the post says.
 - is_relevant: true if the post is really about this brand or its product, false if the keyword is used as an ordinary word or names something else.
 - category_reason: one short sentence for the brand's team: why this category, quoting the post's own words (e.g. a service failure told as fact: "still no refund").
 - urgency_reason: one short sentence: why this urgency (e.g. security report: "token stored in plain text").
 A customer telling a service failure as a fact (waiting, never arrived, cancelled, charged twice, no answer, cannot log in) is negative, even without angry words.
-`)
+`, vocab.UrgentThreshold)
 	if enabledHas(enabled, "complaint") {
 		sys.WriteString("Such a post is a complaint (or a bug_report when software is defective).\n")
 	}
@@ -460,7 +461,7 @@ func reasonText(s string) string {
 	if !utf8.ValidString(s) {
 		return ""
 	}
-	for _, c := range Categories {
+	for _, c := range vocab.Categories {
 		s = strings.TrimPrefix(s, c+": ")
 	}
 	return cutAtWord(s, maxReasonRunes)
@@ -490,7 +491,7 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		}
 	}
 	if !ok {
-		if !slices.Contains(Categories, *a.Category) {
+		if !slices.Contains(vocab.Categories, *a.Category) {
 			return Result{}, fmt.Errorf("model category %q is not a category", *a.Category)
 		}
 		// A real category the project disabled is filed as other, as the
@@ -498,9 +499,7 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 		// would pay for the tokens twice.
 		*a.Category = "other"
 	}
-	switch *a.Sentiment {
-	case "positive", "neutral", "negative":
-	default:
+	if !slices.Contains(vocab.Sentiments, *a.Sentiment) {
 		return Result{}, fmt.Errorf("model sentiment %q is not allowed", *a.Sentiment)
 	}
 	if *a.Urgency < 0 || *a.Urgency > 100 {
@@ -553,33 +552,45 @@ func (o *Ollama) parse(content string, in Input, enabled []CategoryInfo) (Result
 	return res, nil
 }
 
-// FromEnv builds the classifier EARSHOT_CLASSIFIER names: "auto" (the
-// default: Ollama when a local Ollama answers at start and has the model,
-// the built-in classifier otherwise), "builtin" or "ollama", configured by
-// OLLAMA_HOST, EARSHOT_OLLAMA_MODEL, EARSHOT_OLLAMA_TIMEOUT (a Go
-// duration), EARSHOT_OLLAMA_CONCURRENCY, EARSHOT_OLLAMA_RETRIES,
-// EARSHOT_OLLAMA_BREAKER_COOLDOWN (a Go duration),
-// EARSHOT_OLLAMA_PRICE_PER_1K_INPUT and EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT.
-// With auto it asks Ollama once (GET /api/tags, at most
-// EARSHOT_OLLAMA_DETECT_TIMEOUT, default 2s).
-func FromEnv(getenv func(string) string) (Classifier, error) {
-	kind, cfg, detect, err := parseEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	switch kind {
+// Config chooses and configures the classifier. main reads it once from
+// EARSHOT_CLASSIFIER, OLLAMA_HOST and the EARSHOT_OLLAMA_* variables (see
+// the README) and passes it down.
+type Config struct {
+	// Kind is "auto" (also ""): Ollama when a local Ollama answers at
+	// start and has the model, the built-in classifier otherwise;
+	// "builtin"; or "ollama" (always Ollama, falling back per post).
+	Kind   string
+	Ollama OllamaConfig
+	// DetectTimeout bounds auto's one question to Ollama (GET /api/tags);
+	// default 2s.
+	DetectTimeout time.Duration
+}
+
+// Kinds are the values of Config.Kind.
+var Kinds = []string{"auto", "builtin", "ollama"}
+
+// New builds the classifier cfg names. With auto it asks Ollama once, here.
+func New(cfg Config) (Classifier, error) {
+	switch cfg.Kind {
 	case "builtin":
 		b := NewBuiltin()
 		b.mode = "builtin"
 		return b, nil
 	case "ollama":
-		o := NewOllama(cfg)
+		o := NewOllama(cfg.Ollama)
 		o.mode = "ollama"
 		return o, nil
+	case "", "auto":
+	default:
+		return nil, fmt.Errorf("unknown classifier %q (want auto, builtin or ollama)", cfg.Kind)
+	}
+	detect := cfg.DetectTimeout
+	if detect <= 0 {
+		detect = 2 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), detect)
 	defer cancel()
-	o := NewOllama(cfg)
+	o := NewOllama(cfg.Ollama)
 	if err := o.detect(ctx); err != nil {
 		b := NewBuiltin()
 		b.mode, b.detail = "auto", "no usable Ollama at start: "+err.Error()
@@ -588,12 +599,6 @@ func FromEnv(getenv func(string) string) (Classifier, error) {
 	o.mode = "auto"
 	o.detail = "Ollama answered at start with model " + o.cfg.Model
 	return o, nil
-}
-
-// CheckEnv validates the classifier settings without contacting Ollama.
-func CheckEnv(getenv func(string) string) error {
-	_, _, _, err := parseEnv(getenv)
-	return err
 }
 
 // detect asks Ollama for its models and reports why it cannot be used.
@@ -612,63 +617,6 @@ func (o *Ollama) detect(ctx context.Context) error {
 		names = append(names, m.Name)
 	}
 	return fmt.Errorf("%s answers but has no model %q (have: %s; pull it with: ollama pull %s)", o.cfg.Host, o.cfg.Model, orDash(strings.Join(names, ", ")), o.cfg.Model)
-}
-
-func parseEnv(getenv func(string) string) (kind string, cfg OllamaConfig, detect time.Duration, err error) {
-	kind = strings.ToLower(strings.TrimSpace(getenv("EARSHOT_CLASSIFIER")))
-	switch kind {
-	case "":
-		kind = "auto"
-	case "auto", "builtin", "ollama":
-	default:
-		return "", cfg, 0, fmt.Errorf("EARSHOT_CLASSIFIER: unknown classifier %q (want auto, builtin or ollama)", kind)
-	}
-	if kind == "builtin" {
-		return kind, cfg, 0, nil
-	}
-	cfg = OllamaConfig{Host: getenv("OLLAMA_HOST"), Model: getenv("EARSHOT_OLLAMA_MODEL")}
-	if h := strings.TrimSpace(cfg.Host); h != "" {
-		if !strings.Contains(h, "://") {
-			h = "http://" + h
-		}
-		if u, err := url.Parse(h); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return "", cfg, 0, fmt.Errorf("OLLAMA_HOST: want host[:port] or an http(s) URL, got %q", cfg.Host)
-		}
-	}
-	if cfg.PricePer1KInput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT"); err != nil {
-		return "", cfg, 0, err
-	}
-	if cfg.PricePer1KOutput, err = envFloat(getenv, "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT"); err != nil {
-		return "", cfg, 0, err
-	}
-	durations := []struct {
-		name string
-		dst  *time.Duration
-	}{{"EARSHOT_OLLAMA_TIMEOUT", &cfg.Timeout}, {"EARSHOT_OLLAMA_BREAKER_COOLDOWN", &cfg.BreakerCooldown}, {"EARSHOT_OLLAMA_DETECT_TIMEOUT", &detect}}
-	for _, d := range durations {
-		if v := getenv(d.name); v != "" {
-			if *d.dst, err = time.ParseDuration(v); err != nil || *d.dst <= 0 {
-				return "", cfg, 0, fmt.Errorf("%s: want a positive duration such as 30s, got %q", d.name, v)
-			}
-		}
-	}
-	if detect == 0 {
-		detect = 2 * time.Second
-	}
-	if cfg.Concurrency, err = envInt(getenv, "EARSHOT_OLLAMA_CONCURRENCY"); err != nil {
-		return "", cfg, 0, err
-	}
-	if v := getenv("EARSHOT_OLLAMA_RETRIES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return "", cfg, 0, fmt.Errorf("EARSHOT_OLLAMA_RETRIES: want a whole number ≥ 0, got %q", v)
-		}
-		cfg.Retries = n
-		if n == 0 {
-			cfg.Retries = -1
-		}
-	}
-	return kind, cfg, detect, nil
 }
 
 // Status is what /healthz reports about the classifier.
@@ -693,28 +641,4 @@ func Describe(c Classifier) Status {
 		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "builtin"), Detail: c.detail}
 	}
 	return Status{Active: c.Name()}
-}
-
-func envFloat(getenv func(string) string, name string) (float64, error) {
-	v := getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%s: want a number ≥ 0, got %q", name, v)
-	}
-	return f, nil
-}
-
-func envInt(getenv func(string) string, name string) (int, error) {
-	v := getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s: want a whole number > 0, got %q", name, v)
-	}
-	return n, nil
 }

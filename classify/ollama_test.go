@@ -255,40 +255,33 @@ func TestOllamaSummaryCleaned(t *testing.T) {
 	}
 }
 
-func TestFromEnv(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+// The variables behind Config are read and checked by main
+// (TestClassifierVariables there); this is what each Config builds.
+func TestNew(t *testing.T) {
 	// The default is auto: with no Ollama answering, the built-in
 	// classifier (a closed listener stands for "no Ollama here").
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	c, err := FromEnv(env(map[string]string{"OLLAMA_HOST": dead.URL}))
+	c, err := New(Config{Ollama: OllamaConfig{Host: dead.URL}})
 	if err != nil || c.Name() != "builtin" || Describe(c).Mode != "auto" {
 		t.Errorf("default: %v %v", c, err)
 	}
-	if c, _ := FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "builtin"})); c.Name() != "builtin" || Describe(c).Mode != "builtin" {
+	if c, _ := New(Config{Kind: "builtin"}); c.Name() != "builtin" || Describe(c).Mode != "builtin" {
 		t.Errorf("builtin: %v", c)
 	}
-	c, err = FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "10.0.0.5", "EARSHOT_OLLAMA_PRICE_PER_1K_INPUT": "0.1"}))
+	c, err = New(Config{Kind: "ollama", Ollama: OllamaConfig{Host: "10.0.0.5", PricePer1KInput: 0.1}})
 	if err != nil || c.Name() != "ollama:"+DefaultOllamaModel {
 		t.Fatalf("ollama: %v %v", c, err)
 	}
 	if o := c.(*Ollama); o.cfg.PricePer1KInput != 0.1 || parseOllamaHost(o.cfg.Host).String() != "http://10.0.0.5:11434" {
 		t.Errorf("config %+v", o.cfg)
 	}
-	c, _ = FromEnv(env(map[string]string{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_MODEL": "qwen3:4b"}))
+	c, _ = New(Config{Kind: "ollama", Ollama: OllamaConfig{Model: "qwen3:4b"}})
 	if c.Name() != "ollama:qwen3:4b" {
 		t.Errorf("model: %s", c.Name())
 	}
-	for _, bad := range []map[string]string{
-		{"EARSHOT_CLASSIFIER": "gpt"},
-		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_PRICE_PER_1K_OUTPUT": "cheap"},
-		{"EARSHOT_CLASSIFIER": "ollama", "EARSHOT_OLLAMA_TIMEOUT": "soon"},
-		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "ftp://10.0.0.5"},
-		{"EARSHOT_CLASSIFIER": "ollama", "OLLAMA_HOST": "http://"},
-	} {
-		if _, err := FromEnv(env(bad)); err == nil {
-			t.Errorf("FromEnv(%v) accepted", bad)
-		}
+	if _, err := New(Config{Kind: "gpt"}); err == nil {
+		t.Error("New accepted an unknown kind")
 	}
 }
 

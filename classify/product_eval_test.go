@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"earshot/classify/internal/catmodel"
+	"earshot/vocab"
 )
 
 // The tests in this file score the product's real output path: Builtin's
@@ -46,7 +47,7 @@ func loadCustomerPosts(t testing.TB, file string) []customerPost {
 			continue
 		}
 		p := strings.SplitN(line, "\t", 3)
-		if len(p) != 3 || !slices.Contains(sentimentLabels, p[0]) || !slices.Contains(Categories, p[1]) {
+		if len(p) != 3 || !slices.Contains(sentimentLabels, p[0]) || !slices.Contains(vocab.Categories, p[1]) {
 			t.Fatalf("bad customer post line %q", line)
 		}
 		rows = append(rows, customerPost{p[0], p[1], p[2]})
@@ -149,7 +150,7 @@ func evalCustomerPosts(t *testing.T, file, name string) {
 		}
 	}
 	sent := Evaluate(gs, ps, sentimentLabels)
-	cat := Evaluate(gc, pc, Categories)
+	cat := Evaluate(gc, pc, vocab.Categories)
 	tr := scoreTriage(gc, res)
 	t.Logf("%s (n=%d)\nsentiment:\n%s\ncategory:\n%s\ntriage: %s", name, len(rows), sent, cat, tr)
 	if sent.MacroF1 < 0.60 {

@@ -9,12 +9,9 @@ import (
 
 // Urgency is a sum of non-negative contributions (category, negative
 // intensity, reach, alarm signals), raised to a floor by the gravest signals
-// and capped at 100. Every contribution grows with its input, so adding
+// (data loss, security, outage: each floor is at least vocab.UrgentThreshold,
+// so such a post is always urgent) and capped at 100. Every contribution grows with its input, so adding
 // reach or negativity can never lower the score.
-
-// UrgentThreshold is the urgency from which a post is worth interrupting
-// someone.
-const UrgentThreshold = 70
 
 var categoryUrgency = map[string]int{
 	"bug_report":     25,

@@ -9,12 +9,9 @@ import (
 	"time"
 )
 
-// Sources lists every platform value a monitor may name, in display order.
-var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "bluesky", "mastodon", "hn", "news", "reviews"}
-
 // Post is one public post as a collector normalised it.
 type Post struct {
-	Source          string           // one of Sources
+	Source          string           // one of vocab.Sources
 	ExternalID      string           // the platform's own id; unique per source
 	URL             string           // link to the post
 	AuthorHandle    string           // without a leading @; "" when unknown or deleted

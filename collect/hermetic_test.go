@@ -12,14 +12,10 @@ import (
 // Finding 12 of the hardening issue: a collector left on its platform's
 // real host in a test fails at once instead of contacting it.
 func TestCollectorsStayOnLoopbackUnderTest(t *testing.T) {
-	env := func(name string) string {
-		switch name {
-		case EnvYouTubeAPIKey, EnvXBearerToken, EnvThreadsToken, EnvLinkedInToken:
-			return "token" // so each collector gets as far as a request
-		}
-		return "" // no base URL: the real platform hosts
-	}
-	reg := NewRegistry(env, nil)
+	// Tokens so each collector gets as far as a request; no base URL: the
+	// real platform hosts.
+	reg := NewRegistry(Config{YouTube: YouTubeConfig{APIKey: "token"}, X: XConfig{BearerToken: "token"},
+		Threads: ThreadsConfig{AccessToken: "token"}, LinkedIn: LinkedInConfig{AccessToken: "token"}}, nil)
 	for _, source := range []string{"hn", "reddit", "youtube", "x", "threads", "news"} {
 		c, ok := reg.Get(source)
 		if !ok {

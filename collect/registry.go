@@ -5,85 +5,47 @@ import (
 	"strings"
 
 	"earshot/internal/replay"
+	"earshot/vocab"
 )
 
-// Env looks up one configuration value by name; os.Getenv fits, and tests
-// and the demo pass their own.
-type Env func(string) string
+// Config is every collector's settings: per source its credentials and
+// API base URLs (a zero field is the platform's default), read once by
+// main from the EARSHOT_* variables the README lists; tests and the demo
+// fill it themselves. The HTTP clients are NewRegistry's to set.
+type Config struct {
+	X        XConfig
+	Reddit   RedditConfig
+	YouTube  YouTubeConfig
+	LinkedIn LinkedInConfig
+	Threads  ThreadsConfig
+	Bluesky  BlueskyConfig
+	Mastodon MastodonConfig
+	HN       HNConfig
+	News     NewsConfig
+	Reviews  ReviewsConfig
+	// AllowPrivate lets users' feed and review URLs reach private and
+	// loopback addresses (EnvAllowPrivate): local development only.
+	AllowPrivate bool
+}
 
-// Registry holds one collector per source, built from the environment.
+// Registry holds one collector per source.
 type Registry struct {
 	byName map[string]Collector
 }
 
-// Environment variables read by NewRegistry. Every source's API host can be
-// overridden with EARSHOT_<SOURCE>_BASE_URL so tests and `earshot demo`
-// point the real collectors at local servers.
-const (
-	EnvHNBaseURL          = "EARSHOT_HN_BASE_URL"
-	EnvRedditBaseURL      = "EARSHOT_REDDIT_BASE_URL"
-	EnvRedditOAuthBaseURL = "EARSHOT_REDDIT_OAUTH_BASE_URL"
-	EnvRedditClientID     = "EARSHOT_REDDIT_CLIENT_ID"
-	EnvRedditClientSecret = "EARSHOT_REDDIT_CLIENT_SECRET"
-	EnvRedditUserAgent    = "EARSHOT_REDDIT_USER_AGENT"
-	EnvYouTubeBaseURL     = "EARSHOT_YOUTUBE_BASE_URL"
-	EnvYouTubeAPIKey      = "EARSHOT_YOUTUBE_API_KEY"
-	EnvXBaseURL           = "EARSHOT_X_BASE_URL"
-	EnvXBearerToken       = "EARSHOT_X_BEARER_TOKEN"
-	EnvThreadsBaseURL     = "EARSHOT_THREADS_BASE_URL"
-	EnvThreadsToken       = "EARSHOT_THREADS_ACCESS_TOKEN"
-	EnvLinkedInBaseURL    = "EARSHOT_LINKEDIN_BASE_URL"
-	EnvLinkedInToken      = "EARSHOT_LINKEDIN_ACCESS_TOKEN"
-	EnvLinkedInVersion    = "EARSHOT_LINKEDIN_VERSION"
-	EnvNewsBaseURL        = "EARSHOT_NEWS_BASE_URL" // Google News RSS
-	EnvGDELTBaseURL       = "EARSHOT_GDELT_BASE_URL"
-	EnvAppStoreBaseURL    = "EARSHOT_APPSTORE_BASE_URL"
-	EnvTrustpilotBaseURL  = "EARSHOT_TRUSTPILOT_BASE_URL"
-	EnvTrustpilotAPIKey   = "EARSHOT_TRUSTPILOT_API_KEY"
-	EnvBlueskyBaseURL     = "EARSHOT_BLUESKY_BASE_URL"
-	EnvBlueskyHandle      = "EARSHOT_BLUESKY_HANDLE"
-	EnvBlueskyAppPassword = "EARSHOT_BLUESKY_APP_PASSWORD"
-	EnvBlueskyJetstream   = "EARSHOT_BLUESKY_JETSTREAM_URL"
-	EnvMastodonInstances  = "EARSHOT_MASTODON_INSTANCES" // see ParseMastodonInstances
-)
-
-// NewRegistry builds every collector (one per Sources entry) with credentials and base URLs
-// from getenv. client is shared by every collector (nil: http.DefaultClient).
-func NewRegistry(getenv Env, client *http.Client) *Registry {
-	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+// NewRegistry builds every collector (one per vocab.Sources entry) from cfg.
+// client is shared by every collector (nil: http.DefaultClient).
+func NewRegistry(cfg Config, client *http.Client) *Registry {
 	// feed_urls and review pages come from users: they are read through
 	// the webhook address guard, lifted by the same development switch.
-	userClient := NewUserURLClient(get(EnvAllowPrivate) == "1")
+	userClient := NewUserURLClient(cfg.AllowPrivate)
+	cfg.X.Client, cfg.Reddit.Client, cfg.YouTube.Client, cfg.LinkedIn.Client, cfg.Threads.Client = client, client, client, client, client
+	cfg.Bluesky.Client, cfg.Mastodon.Client, cfg.HN.Client = client, client, client
+	cfg.News.Client, cfg.News.FeedClient = client, userClient
+	cfg.Reviews.Client, cfg.Reviews.PageClient = client, userClient
 	all := []Collector{
-		NewX(XConfig{BaseURL: get(EnvXBaseURL), BearerToken: get(EnvXBearerToken), Client: client}),
-		NewReddit(RedditConfig{
-			BaseURL:      get(EnvRedditBaseURL),
-			OAuthBaseURL: get(EnvRedditOAuthBaseURL),
-			ClientID:     get(EnvRedditClientID),
-			ClientSecret: get(EnvRedditClientSecret),
-			UserAgent:    get(EnvRedditUserAgent),
-			Client:       client,
-		}),
-		NewYouTube(YouTubeConfig{BaseURL: get(EnvYouTubeBaseURL), APIKey: get(EnvYouTubeAPIKey), Client: client}),
-		NewLinkedIn(LinkedInConfig{BaseURL: get(EnvLinkedInBaseURL), AccessToken: get(EnvLinkedInToken), Version: get(EnvLinkedInVersion), Client: client}),
-		NewThreads(ThreadsConfig{BaseURL: get(EnvThreadsBaseURL), AccessToken: get(EnvThreadsToken), Client: client}),
-		NewBluesky(BlueskyConfig{
-			BaseURL:      get(EnvBlueskyBaseURL),
-			Handle:       get(EnvBlueskyHandle),
-			AppPassword:  get(EnvBlueskyAppPassword),
-			JetstreamURL: get(EnvBlueskyJetstream),
-			Client:       client,
-		}),
-		NewMastodon(MastodonConfig{Instances: get(EnvMastodonInstances), Client: client}),
-		NewHN(HNConfig{BaseURL: get(EnvHNBaseURL), Client: client}),
-		NewNews(NewsConfig{GoogleNewsBaseURL: get(EnvNewsBaseURL), GDELTBaseURL: get(EnvGDELTBaseURL), Client: client, FeedClient: userClient}),
-		NewReviews(ReviewsConfig{
-			AppStoreBaseURL:   get(EnvAppStoreBaseURL),
-			TrustpilotBaseURL: get(EnvTrustpilotBaseURL),
-			TrustpilotAPIKey:  get(EnvTrustpilotAPIKey),
-			Client:            client,
-			PageClient:        userClient,
-		}),
+		NewX(cfg.X), NewReddit(cfg.Reddit), NewYouTube(cfg.YouTube), NewLinkedIn(cfg.LinkedIn), NewThreads(cfg.Threads),
+		NewBluesky(cfg.Bluesky), NewMastodon(cfg.Mastodon), NewHN(cfg.HN), NewNews(cfg.News), NewReviews(cfg.Reviews),
 	}
 	r := &Registry{byName: map[string]Collector{}}
 	for _, c := range all {
@@ -98,10 +60,10 @@ func (r *Registry) Get(source string) (Collector, bool) {
 	return c, ok
 }
 
-// All returns every collector in Sources order.
+// All returns every collector in vocab.Sources order.
 func (r *Registry) All() []Collector {
 	out := make([]Collector, 0, len(r.byName))
-	for _, s := range Sources {
+	for _, s := range vocab.Sources {
 		if c, ok := r.byName[s]; ok {
 			out = append(out, c)
 		}
@@ -109,37 +71,26 @@ func (r *Registry) All() []Collector {
 	return out
 }
 
-// DemoEnv is the environment of `earshot demo`: every source, and every
-// sub-service (GDELT, App Store, Trustpilot, Reddit OAuth), points at
-// replayURL + "/<source>", served by replay.NewHandler, and every source has
-// a placeholder credential so it runs. The demo monitors' feed and review
-// URLs are on the replay server, a loopback address, so the user-URL guard
-// is lifted (EnvAllowPrivate) as for any local development; metadata
-// addresses stay refused. Nothing is read from the real environment.
-func DemoEnv(replayURL string) Env {
+// DemoConfig is the collectors' configuration in `earshot demo`: every
+// source, and every sub-service (GDELT, App Store, Trustpilot, Reddit
+// OAuth), points at replayURL + "/<source>", served by replay.NewHandler, and
+// every source has a placeholder credential so it runs. The demo monitors'
+// feed and review URLs are on the replay server, a loopback address, so the
+// user-URL guard is lifted (AllowPrivate) as for any local development;
+// metadata addresses stay refused. Nothing is read from the environment.
+func DemoConfig(replayURL string) Config {
 	base := strings.TrimRight(replayURL, "/")
-	values := map[string]string{
-		EnvHNBaseURL:          base + "/hn",
-		EnvRedditBaseURL:      base + "/reddit",
-		EnvRedditOAuthBaseURL: base + "/reddit",
-		EnvYouTubeBaseURL:     base + "/youtube",
-		EnvYouTubeAPIKey:      "demo-key",
-		EnvXBaseURL:           base + "/x",
-		EnvXBearerToken:       "demo-token",
-		EnvThreadsBaseURL:     base + "/threads",
-		EnvThreadsToken:       "demo-token",
-		EnvLinkedInBaseURL:    base + "/linkedin",
-		EnvLinkedInToken:      "demo-token",
-		EnvNewsBaseURL:        base + "/news",
-		EnvGDELTBaseURL:       base + "/news",
-		EnvAppStoreBaseURL:    base + "/reviews",
-		EnvTrustpilotBaseURL:  base + "/reviews",
-		EnvTrustpilotAPIKey:   "demo-key",
-		EnvBlueskyBaseURL:     base + "/bluesky",
-		EnvBlueskyHandle:      replay.BlueskyHandle,
-		EnvBlueskyAppPassword: "demo-app-password",
-		EnvMastodonInstances:  base + "/mastodon=demo-token",
-		EnvAllowPrivate:       "1",
+	return Config{
+		X:            XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
+		Reddit:       RedditConfig{BaseURL: base + "/reddit", OAuthBaseURL: base + "/reddit"},
+		YouTube:      YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
+		LinkedIn:     LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
+		Threads:      ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
+		Bluesky:      BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
+		Mastodon:     MastodonConfig{Instances: base + "/mastodon=demo-token"},
+		HN:           HNConfig{BaseURL: base + "/hn"},
+		News:         NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
+		Reviews:      ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
+		AllowPrivate: true,
 	}
-	return func(name string) string { return values[name] }
 }

@@ -11,18 +11,17 @@ import (
 	"time"
 
 	"earshot/internal/replay"
+	"earshot/vocab"
 )
 
-func mapEnv(m map[string]string) Env { return func(k string) string { return m[k] } }
-
 func TestRegistryBuildsEverySource(t *testing.T) {
-	reg := NewRegistry(mapEnv(nil), nil)
+	reg := NewRegistry(Config{}, nil)
 	var names []string
 	for _, c := range reg.All() {
 		names = append(names, c.Source())
 	}
-	if !reflect.DeepEqual(names, Sources) {
-		t.Fatalf("All() = %v, want %v", names, Sources)
+	if !reflect.DeepEqual(names, vocab.Sources) {
+		t.Fatalf("All() = %v, want %v", names, vocab.Sources)
 	}
 	if _, ok := reg.Get("myspace"); ok {
 		t.Error("unknown source found")
@@ -47,8 +46,8 @@ func TestRegistryBuildsEverySource(t *testing.T) {
 	}
 }
 
-// TestRegistryBaseURLOverrides checks that every EARSHOT_*_BASE_URL of the
-// four C sources reaches the collector: each answers from the fake server.
+// TestRegistryBaseURLOverrides checks that the base URLs of the four C
+// sources reach their collectors: each answers from the fake server.
 func TestRegistryBaseURLOverrides(t *testing.T) {
 	var mu sync.Mutex
 	hits := map[string]int{}
@@ -59,13 +58,12 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 		w.WriteHeader(http.StatusTeapot)
 	}))
 	defer srv.Close()
-	env := mapEnv(map[string]string{
-		EnvThreadsBaseURL: srv.URL + "/th", EnvThreadsToken: "t",
-		EnvLinkedInBaseURL: srv.URL + "/li", EnvLinkedInToken: "t",
-		EnvNewsBaseURL: srv.URL + "/gn", EnvGDELTBaseURL: srv.URL + "/gd",
-		EnvAppStoreBaseURL: srv.URL + "/as", EnvTrustpilotBaseURL: srv.URL + "/tp", EnvTrustpilotAPIKey: "k",
-	})
-	reg := NewRegistry(env, srv.Client())
+	reg := NewRegistry(Config{
+		Threads:  ThreadsConfig{BaseURL: srv.URL + "/th", AccessToken: "t"},
+		LinkedIn: LinkedInConfig{BaseURL: srv.URL + "/li", AccessToken: "t"},
+		News:     NewsConfig{GoogleNewsBaseURL: srv.URL + "/gn", GDELTBaseURL: srv.URL + "/gd"},
+		Reviews:  ReviewsConfig{AppStoreBaseURL: srv.URL + "/as", TrustpilotBaseURL: srv.URL + "/tp", TrustpilotAPIKey: "k"},
+	}, srv.Client())
 	q := Query{Keywords: []string{"acme"}, WatchAccounts: []string{"1"},
 		ReviewURLs: []string{"https://apps.apple.com/us/app/x/id1234567890", "https://www.trustpilot.com/review/acme.example"}}
 	for _, s := range []string{"threads", "linkedin", "news", "reviews"} {
@@ -85,11 +83,11 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 }
 
 // TestReplayAllSources runs every collector, built by the registry from
-// DemoEnv, against replay.NewHandler: each must return posts.
+// DemoConfig, against replay.NewHandler: each must return posts.
 func TestReplayAllSources(t *testing.T) {
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	reg := NewRegistry(DemoEnv(srv.URL), srv.Client())
+	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
 	q := demoQuery(srv.URL, time.Now().Add(-7*24*time.Hour))
 	handled := replay.Sources()
 	for _, c := range reg.All() {
@@ -98,7 +96,7 @@ func TestReplayAllSources(t *testing.T) {
 				t.Fatalf("no replay handler for %s", c.Source())
 			}
 			if ok, missing := c.Configured(); !ok {
-				t.Fatalf("not configured under DemoEnv: %s", missing)
+				t.Fatalf("not configured under DemoConfig: %s", missing)
 			}
 			b, err := c.Fetch(context.Background(), q)
 			if err != nil {

@@ -22,11 +22,11 @@ func demoQuery(replayURL string, since time.Time) Query {
 }
 
 // TestReplayCollectorsC runs the real threads, linkedin, news and reviews
-// collectors, built by the registry from DemoEnv, against the replay server.
+// collectors, built by the registry from DemoConfig, against the replay server.
 func TestReplayCollectorsC(t *testing.T) {
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	reg := NewRegistry(DemoEnv(srv.URL), srv.Client())
+	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
 	now := time.Now()
 	want := map[string]int{"threads": 20, "linkedin": 20, "news": 25, "reviews": 23}
 	for source, n := range want {
@@ -36,7 +36,7 @@ func TestReplayCollectorsC(t *testing.T) {
 				t.Fatal("not in registry")
 			}
 			if ok, missing := c.Configured(); !ok {
-				t.Fatalf("not configured under DemoEnv: %s", missing)
+				t.Fatalf("not configured under DemoConfig: %s", missing)
 			}
 			b, err := c.Fetch(context.Background(), demoQuery(srv.URL, now.Add(-5*24*time.Hour)))
 			if err != nil {

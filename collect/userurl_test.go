@@ -38,12 +38,9 @@ func userURLServer(t *testing.T, internal *atomic.Int32) *httptest.Server {
 	return srv
 }
 
-func userURLEnv(srv *httptest.Server, allowPrivate bool) Env {
-	env := map[string]string{EnvNewsBaseURL: srv.URL, EnvGDELTBaseURL: srv.URL, EnvAppStoreBaseURL: srv.URL}
-	if allowPrivate {
-		env[EnvAllowPrivate] = "1"
-	}
-	return mapEnv(env)
+func userURLConfig(srv *httptest.Server, allowPrivate bool) Config {
+	return Config{News: NewsConfig{GoogleNewsBaseURL: srv.URL, GDELTBaseURL: srv.URL},
+		Reviews: ReviewsConfig{AppStoreBaseURL: srv.URL}, AllowPrivate: allowPrivate}
 }
 
 // feed_urls and review pages on loopback or metadata addresses are refused
@@ -52,7 +49,7 @@ func userURLEnv(srv *httptest.Server, allowPrivate bool) Env {
 func TestUserURLsRefusePrivateAddresses(t *testing.T) {
 	var internal atomic.Int32
 	srv := userURLServer(t, &internal)
-	reg := NewRegistry(userURLEnv(srv, false), srv.Client())
+	reg := NewRegistry(userURLConfig(srv, false), srv.Client())
 	ctx := context.Background()
 	since := time.Now().Add(-time.Hour)
 
@@ -94,7 +91,7 @@ func TestUserURLsRefusePrivateAddresses(t *testing.T) {
 func TestUserURLsAllowPrivateSwitch(t *testing.T) {
 	var internal atomic.Int32
 	srv := userURLServer(t, &internal)
-	reg := NewRegistry(userURLEnv(srv, true), srv.Client())
+	reg := NewRegistry(userURLConfig(srv, true), srv.Client())
 	news, _ := reg.Get("news")
 	_, err := news.Fetch(context.Background(), Query{Since: time.Now().Add(-time.Hour),
 		FeedURLs: []string{srv.URL + "/api/v1/mentions", srv.URL + "/redirect"}})
@@ -118,7 +115,7 @@ func TestUserURLErrorsDoNotEchoBodies(t *testing.T) {
 		m.FeedURLs = []string{srv.URL + "/api/v1/mentions"}
 		m.ReviewURLs = []string{srv.URL + "/api/v1/keys"}
 	})
-	s, _ := newTestScheduler(f, NewRegistry(userURLEnv(srv, true), srv.Client()), SchedulerConfig{})
+	s, _ := newTestScheduler(f, NewRegistry(userURLConfig(srv, true), srv.Client()), SchedulerConfig{})
 	if _, err := s.ScanDue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +146,7 @@ func TestUserURLErrorsDoNotEchoBodies(t *testing.T) {
 func TestUserURLsRefuseIPv6OutsideGlobalUnicast(t *testing.T) {
 	var internal atomic.Int32
 	srv := userURLServer(t, &internal)
-	reg := NewRegistry(userURLEnv(srv, false), srv.Client())
+	reg := NewRegistry(userURLConfig(srv, false), srv.Client())
 	news, _ := reg.Get("news")
 	for _, host := range []string{"[::ffff:0:7f00:1]", "[::ffff:0:a00:5]", "[fd00::1]", "[100::1]", "[64:ff9b:1::a00:1]", "[2001:db8::1]"} {
 		_, err := news.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: time.Now().Add(-time.Hour),

@@ -13,6 +13,7 @@ import (
 
 	"earshot/capability"
 	"earshot/server"
+	"earshot/vocab"
 )
 
 func hasKeys(t *testing.T, what string, m map[string]any, keys ...string) {
@@ -242,7 +243,7 @@ func TestMonitorsAndKeywords(t *testing.T) {
 	// keywords optional when something else is watched; otherwise 400
 	e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Empty"}).expect(400, "VALIDATION_ERROR")
 	feed := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "Feed", "feed_urls": []string{"https://blog.example/rss"}}).ok().data()
-	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != len(capability.SourceValues) {
+	if feed["query_mode"] != "any" || feed["backfill_hours"].(float64) != 24 || feed["scan_interval_minutes"].(float64) != 15 || len(feed["sources"].([]any)) != len(vocab.Sources) {
 		t.Fatalf("defaults %v", feed)
 	}
 	a := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "A", "keywords": []string{"Acme", "shared"}}).ok().data()

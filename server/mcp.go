@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"earshot/capability"
+	"earshot/vocab"
 )
 
 // The MCP binding: one tool per capability, generated from the catalogue at
@@ -59,10 +61,10 @@ type mcpBinding struct {
 	log  *slog.Logger
 }
 
-const mcpInstructions = `Earshot monitors public posts that mention a brand, its products and its competitors (X, Reddit, YouTube, LinkedIn, Threads, Bluesky, Mastodon, Hacker News, news feeds, review sites) and classifies each one (category, sentiment, urgency 0-100, summary, relevance).
+var mcpInstructions = fmt.Sprintf(`Earshot monitors public posts that mention a brand, its products and its competitors (X, Reddit, YouTube, LinkedIn, Threads, Bluesky, Mastodon, Hacker News, news feeds, review sites) and classifies each one (category, sentiment, urgency 0-100, summary, relevance).
 Every tool answers the same envelope as the REST API: {"data": …, "meta": {capability, requestId, idempotencyReplayed, docs}}; a failure sets isError and answers {"error": {code, message, param}, "meta": …}. Codes: VALIDATION_ERROR, UNAUTHORIZED, FORBIDDEN (the credential lacks the tool's scope), NOT_FOUND, CONFLICT, USAGE_LIMIT_REACHED, RATE_LIMITED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, INTERNAL.
 Write tools accept an optional idempotency_key (8-128 characters): retrying with the same key and arguments never repeats the change and replays the first answer.
-Urgency 70 and above is worth interrupting a person for. Never call delete_project without the user's explicit consent in this conversation.`
+Urgency %d and above is worth interrupting a person for. Never call delete_project without the user's explicit consent in this conversation.`, vocab.UrgentThreshold)
 
 // NewMCPServer builds the MCP server of the catalogue: tools, the triage and
 // report prompts, and the earshot://mentions/{id} resource template.
@@ -343,7 +345,7 @@ func (b *mcpBinding) addPrompts(srv *mcp.Server) {
 	srv.AddPrompt(&mcp.Prompt{
 		Name:        "triage_new_mentions",
 		Title:       "Triage new mentions",
-		Description: "Walk the project's new mentions, set each one's status with update_mention_status, and escalate those with urgency 70 or more.",
+		Description: "Walk the project's new mentions, set each one's status with update_mention_status, and escalate those with urgency " + strconv.Itoa(vocab.UrgentThreshold) + " or more.",
 		Arguments: []*mcp.PromptArgument{
 			{Name: "monitor_id", Description: "Only mentions of this monitor (optional)."},
 			{Name: "limit", Description: "How many mentions to triage at most (default 50)."},
@@ -369,10 +371,10 @@ func (b *mcpBinding) addPrompts(srv *mcp.Server) {
    - "done" when nothing needs doing (a neutral or positive mention, a testimonial);
    - "reviewed" when a person should act on it (a complaint, a bug report, misinformation, a product idea worth answering).
    Set it with update_mention_status (id, status). Pass an idempotency_key per mention (e.g. "triage-" + the mention id + "-" + the status) so a retry is safe.
-3. Escalate every mention with urgency 70 or more: do not mark it done or ignored; set it "reviewed" and list it first in your answer with its url, source, sentiment, category, urgency and a one-line reason why someone should look now.
+3. Escalate every mention with urgency %d or more: do not mark it done or ignored; set it "reviewed" and list it first in your answer with its url, source, sentiment, category, urgency and a one-line reason why someone should look now.
 4. Finish with a short summary: how many mentions you set to each status, the escalations, and any pattern you noticed (the same bug reported several times, a wave of negative sentiment on one source).
 
-Do not change anything but mention statuses.`, limit, filter)
+Do not change anything but mention statuses.`, limit, filter, vocab.UrgentThreshold)
 		return &mcp.GetPromptResult{
 			Description: "Triage new mentions and escalate urgent ones",
 			Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
@@ -396,13 +398,13 @@ Do not change anything but mention statuses.`, limit, filter)
 
 1. Volume: call list_mentions with date_preset "last_7_days" (limit 100) and follow data.nextCursor while data.hasMore is true. Count mentions per day and per source; say whether volume rose or fell compared with what the week shows.
 2. Sentiment: the share of positive, neutral and negative mentions, and the sources where negative sentiment concentrates.
-3. Categories: counts per category (bug_report, complaint, misinformation, product_idea, testimonial, other), with one representative quote each for the main ones.
-4. Top urgent: the five mentions with the highest urgency (70 and above first), each with url, source, urgency, category and ai_summary, and their current status.
+3. Categories: counts per category (%s), with one representative quote each for the main ones.
+4. Top urgent: the five mentions with the highest urgency (%d and above first), each with url, source, urgency, category and ai_summary, and their current status.
 5. Share of voice: call get_share_of_voice for the same window (if the tool exists) and report the own brand's share against each competitor group, with the trend over the week.
 6. Bursts: call list_spikes with since set to 7 days ago (if the tool exists). For each spike (at most five, the largest score first) say when it was (UTC hour), which monitor or keyword group, volume or negative, and how far above its usual count; call get_spike to say in one sentence what the mentions behind it were about.
 7. Close with three recommendations. Keep the report under 500 words, in Markdown, with a small table for the numbers.
 
-Leave out mentions with is_relevant false from every count but say how many there were.`, audience)
+Leave out mentions with is_relevant false from every count but say how many there were.`, audience, strings.Join(vocab.Categories, ", "), vocab.UrgentThreshold)
 		return &mcp.GetPromptResult{
 			Description: "Weekly brand report",
 			Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},

@@ -24,20 +24,20 @@ import (
 // Field order is part of list_mentions' cursor binding.
 type Filter struct {
 	MonitorID        string `json:"monitor_id,omitempty" in:"query" validate:"format=uuid" doc:"Only mentions matched by this monitor (also a deleted one), as primary or among monitor_ids."`
-	Source           string `json:"source,omitempty" in:"query" validate:"enum=x|reddit|youtube|linkedin|threads|bluesky|mastodon|hn|news|reviews" doc:"Platform."`
-	Category         string `json:"category,omitempty" in:"query" validate:"enum=bug_report|complaint|misinformation|product_idea|testimonial|other" doc:"AI category."`
-	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=positive|neutral|negative" doc:"AI sentiment."`
-	Status           string `json:"status,omitempty" in:"query" validate:"enum=new|reviewed|done|ignored" doc:"Triage status."`
+	Source           string `json:"source,omitempty" in:"query" validate:"enum=@sources" doc:"Platform."`
+	Category         string `json:"category,omitempty" in:"query" validate:"enum=@categories" doc:"AI category."`
+	Sentiment        string `json:"sentiment,omitempty" in:"query" validate:"enum=@sentiments" doc:"AI sentiment."`
+	Status           string `json:"status,omitempty" in:"query" validate:"enum=@statuses" doc:"Triage status."`
 	MinUrgency       *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
 	MaxUrgency       *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
 	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Author handle, with or without the @; letter case is ignored, as the platforms ignore it."`
 	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Substring of the mention text, ignoring case (Unicode case folding: straße finds STRASSE)."`
 	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
 	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
-	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=today|last_24_hours|last_7_days|last_30_days|last_90_days|month_to_date|all_time" doc:"Named publication window, computed in UTC."`
+	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=@date_presets" doc:"Named publication window, computed in UTC."`
 	Since            string `json:"since,omitempty" in:"query" validate:"format=date-time" doc:"Published at or after this ISO 8601 time; overrides date_preset."`
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time (a mention published exactly then is left out)."`
-	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=auto|featured|hidden" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
+	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=@public_visibilities" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
 	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
 }
 
@@ -52,12 +52,8 @@ func FilterKeys() []string {
 	return keys
 }
 
-// DatePresets are the named publication windows of date_preset; all_time
-// sets no bound.
-var DatePresets = []string{"today", "last_24_hours", "last_7_days", "last_30_days", "last_90_days", "month_to_date", "all_time"}
-
-// PresetSince is where a date preset's window starts at now, in UTC; false
-// for all_time, "" and unknown names (no lower bound).
+// PresetSince is where a date preset (vocab.DatePresets) starts at now, in
+// UTC; false for all_time, "" and unknown names (no lower bound).
 func PresetSince(preset string, now time.Time) (time.Time, bool) {
 	now = now.UTC()
 	switch preset {

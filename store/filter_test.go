@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // TestFilterSQLEqualsMatch runs every filter field through both halves of
@@ -225,10 +225,10 @@ func TestPresetSince(t *testing.T) {
 	}
 	// The presets the filter validates are the ones resolved here.
 	sf, _ := reflect.TypeFor[store.Filter]().FieldByName("DatePreset")
-	if tag := sf.Tag.Get("validate"); tag != "enum="+strings.Join(store.DatePresets, "|") {
-		t.Errorf("date_preset validates %q, DatePresets are %v", tag, store.DatePresets)
+	if tag := sf.Tag.Get("validate"); tag != "enum=@date_presets" {
+		t.Errorf("date_preset validates %q, want the vocabulary's date presets", tag)
 	}
-	for _, p := range store.DatePresets {
+	for _, p := range vocab.DatePresets {
 		if _, ok := store.PresetSince(p, now); !ok && p != "all_time" {
 			t.Errorf("preset %s has no window", p)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"earshot/capability"
+	"earshot/vocab"
 )
 
 // chart is a stacked bar chart (one bar per day) laid out for inline SVG.
@@ -246,7 +247,7 @@ func shareBars(s *capability.SOVOut, sentiment map[string]map[string]int) []shar
 		} else {
 			x := 0.0
 			var words []string
-			for _, k := range []string{"positive", "neutral", "negative"} {
+			for _, k := range vocab.Sentiments {
 				w := g.Share * float64(counts[k]) / float64(total)
 				b.Segs = append(b.Segs, barSeg{X: x, W: w, Color: sentimentColors[k]})
 				x += w

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"earshot/api"
 	"earshot/capability"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // filterKeys are the list_mentions query parameters the inbox reflects in
@@ -111,7 +113,10 @@ func (d *inboxData) Export() string {
 
 // builtinViews are the inbox's own views, before the saved ones.
 var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new", query: "status=new"},
-	{Name: "Urgent", Href: "/?min_urgency=70&status=new", query: "min_urgency=70&status=new"}}
+	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery}}
+
+// urgentQuery is the Urgent view: new mentions worth interrupting someone for.
+var urgentQuery = "min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + "&status=new"
 
 type rowsData struct {
 	Items    []*api.Mention
@@ -154,12 +159,12 @@ func (u *UI) listMonitors(r *http.Request, p *capability.Principal) []*api.Monit
 }
 
 var filterOptions = map[string][]string{
-	"status":            {"new", "reviewed", "done", "ignored"},
-	"category":          {"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"},
-	"sentiment":         {"positive", "neutral", "negative"},
-	"source":            capability.SourceValues,
-	"public_visibility": {"featured", "hidden", "auto"},
-	"date_preset":       store.DatePresets,
+	"status":            vocab.Statuses,
+	"category":          vocab.Categories,
+	"sentiment":         vocab.Sentiments,
+	"source":            vocab.Sources,
+	"public_visibility": vocab.PublicVisibilities,
+	"date_preset":       vocab.DatePresets,
 }
 
 // filterQuery keeps the known filter parameters of q.

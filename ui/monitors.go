@@ -10,6 +10,7 @@ import (
 
 	"earshot/api"
 	"earshot/capability"
+	"earshot/vocab"
 )
 
 type monitorsData struct {
@@ -60,7 +61,7 @@ type monitorFormData struct {
 // monitorForm is the create (/monitors/new) and edit form.
 func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps httprouter.Params) {
 	pg.Nav = "monitors"
-	d := &monitorFormData{Sources: capability.SourceValues, Backfills: []int{24, 72, 168, 720, 1440, 2160, 4320}, Modes: []string{"any", "all", "phrase"},
+	d := &monitorFormData{Sources: vocab.Sources, Backfills: u.backfills(), Modes: vocab.QueryModes,
 		Groups: u.keywordGroups(r, pg.P)}
 	id := ps.ByName("id")
 	if id == "new" {
@@ -73,7 +74,9 @@ func (u *UI) monitorForm(w http.ResponseWriter, r *http.Request, pg *page, ps ht
 			u.failPage(w, pg, e)
 			return
 		}
-		d.M = &api.Monitor{QueryMode: "any", BackfillHours: 24, ScanIntervalMinutes: 15, Sources: capability.SourceValues}
+		// A new monitor's form starts from the API's defaults.
+		d.M = &api.Monitor{QueryMode: pg.Default("create_monitor", "query_mode").(string), Sources: vocab.Sources,
+			BackfillHours: pg.Default("create_monitor", "backfill_hours").(int), ScanIntervalMinutes: pg.Default("create_monitor", "scan_interval_minutes").(int)}
 	} else {
 		o := u.run(r.Context(), pg.P, "get_monitor", url.Values{"id": {id}}, false)
 		if isMissing(o.Err) {
@@ -152,4 +155,20 @@ func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.notFoundPage(w, r, u.newPage(w, r, s))
+}
+
+// backfills are the backfill windows create_monitor allows (its enum), for
+// the form's choices.
+func (u *UI) backfills() []int {
+	var out []int
+	if c, ok := u.svc.Capability("create_monitor"); ok {
+		if f, ok := c.Field("backfill_hours"); ok {
+			for _, v := range f.Enum {
+				if n, err := strconv.Atoi(v); err == nil {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -43,7 +43,7 @@ func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprout
 	d := &groupsData{Groups: u.keywordGroups(r, pg.P), Preset: r.URL.Query().Get("date_preset"),
 		Presets: []string{"last_7_days", "last_30_days", "last_90_days", "month_to_date"}}
 	if d.Preset == "" {
-		d.Preset = "last_30_days"
+		d.Preset = pg.Default("get_share_of_voice", "date_preset").(string) // the report's own default window
 	}
 	o := u.run(r.Context(), pg.P, "get_share_of_voice", url.Values{"date_preset": {d.Preset}}, true)
 	if o.Err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"earshot/capability"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 type templates struct {
@@ -37,9 +38,10 @@ var funcs = template.FuncMap{
 		}
 		return e.Message
 	},
+	"vocab": func(name string) []string { return vocab.Lists[name] },
 	"urgencyClass": func(n int) string {
 		switch {
-		case n >= 70:
+		case n >= vocab.UrgentThreshold:
 			return "urg-high"
 		case n >= 40:
 			return "urg-mid"

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"earshot/capability"
+	"earshot/vocab"
 )
 
 // Every platform a monitor may watch (Bluesky and Mastodon included) has a
@@ -15,7 +15,7 @@ func TestEverySourceHasNameBadgeAndColour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range capability.SourceValues {
+	for _, s := range vocab.Sources {
 		if sourceName(s) == s {
 			t.Errorf("%s has no display name", s)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"earshot/api"
+	"earshot/vocab"
 )
 
 // A story is one link or one text told in many places (list_stories). The
@@ -114,7 +115,7 @@ func (d *mentionData) StoryTriage(csrf, back string) *storyTriage {
 // StatusWords words a story's mentions per status: "3 new, 2 done".
 func (t *storyTriage) StatusWords() string {
 	var parts []string
-	for _, s := range []string{"new", "reviewed", "done", "ignored"} {
+	for _, s := range vocab.Statuses {
 		if n := t.Statuses[s]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+s)
 		}

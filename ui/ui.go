@@ -218,6 +218,7 @@ type page struct {
 	Now      time.Time
 	Status   int
 	start    time.Time // request start, for Server-Timing
+	svc      *capability.Service
 }
 
 // navLink is an entry of the main navigation; Scope, when set, is what a
@@ -313,6 +314,20 @@ func (p *page) V(key, field string, def any) any {
 	return def
 }
 
+// Default is the catalogue's default of a capability's field, for a form
+// control's initial value: the form offers what the API would do when the
+// field is left out, and never a copy of it.
+func (p *page) Default(capName, field string) any {
+	if p.svc != nil {
+		if c, ok := p.svc.Capability(capName); ok {
+			if v, ok := c.Default(field); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
 // fieldState is one control's error: its message and the control's id.
 // The error paragraph gets the id "{id}-err" and the control names it in
 // aria-describedby, so a screen reader reads the error with the field.
@@ -361,7 +376,7 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 }
 
 func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
-	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK}
+	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc}
 	if c, err := r.Cookie(flashCookie); err == nil {
 		if v, err := url.QueryUnescape(c.Value); err == nil {
 			pg.Flash = v

@@ -1,6 +1,6 @@
 // Package replay is the demo replay server: `earshot demo` (and serve with
 // EARSHOT_REPLAY=1, and the collector tests) point every collector at it
-// (see collect.DemoEnv), so the real collector code reads recorded platform
+// (see collect.DemoConfig), so the real collector code reads recorded platform
 // responses with no network and no credentials. The recordings live in
 // recorded/<source>/, in each platform's own response shape; the handlers
 // answer the real API paths with the real parameters applied, and shift
@@ -71,7 +71,7 @@ func FeedURLs(replayURL string) []string {
 
 // ReviewURLs are the review_urls of the demo monitors: a JSON-LD review
 // page on the replay server, plus an App Store app and a Trustpilot page
-// whose APIs collect.DemoEnv points at the replay server.
+// whose APIs collect.DemoConfig points at the replay server.
 func ReviewURLs(replayURL string) []string {
 	return []string{
 		strings.TrimRight(replayURL, "/") + "/reviews/pages/acme-projects-reviews.html",

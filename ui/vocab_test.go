@@ -1,0 +1,38 @@
+package ui
+
+import (
+	"slices"
+	"testing"
+
+	"earshot/vocab"
+)
+
+// The inbox's filter choices are the vocabulary's lists, and every value
+// the dashboard shows has a label: a new category, status or preset cannot
+// reach the page as a raw value.
+func TestFilterOptionsAndLabelsAreTheVocabulary(t *testing.T) {
+	want := map[string][]string{
+		"status": vocab.Statuses, "category": vocab.Categories, "sentiment": vocab.Sentiments,
+		"source": vocab.Sources, "public_visibility": vocab.PublicVisibilities, "date_preset": vocab.DatePresets,
+	}
+	for k, list := range want {
+		if !slices.Equal(filterOptions[k], list) {
+			t.Errorf("filterOptions[%s] = %v, want %v", k, filterOptions[k], list)
+		}
+		if !slices.Contains(filterKeys, k) {
+			t.Errorf("filter %s is not among filterKeys", k)
+		}
+	}
+	for k := range filterOptions {
+		if want[k] == nil {
+			t.Errorf("filterOptions[%s] is not checked against a vocabulary", k)
+		}
+	}
+	for _, list := range [][]string{vocab.Statuses, vocab.Categories, vocab.Sentiments, vocab.PublicVisibilities, vocab.DatePresets, vocab.QueryModes} {
+		for _, v := range list {
+			if label(v) == v {
+				t.Errorf("%s has no label", v)
+			}
+		}
+	}
+}
