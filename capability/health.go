@@ -5,13 +5,14 @@ import "context"
 // Health is what /healthz reports of the database: each check "ok" or
 // what is wrong, and whether all passed.
 type Health struct {
-	OK     bool
-	Checks map[string]string // "database", "migrations"
+	OK      bool
+	Checks  map[string]string // "database", "migrations"
+	Backend string            // the store's engine: "sqlite" or "postgres"
 }
 
 // Health checks that the database answers and its schema is current.
 func (s *Service) Health(ctx context.Context) Health {
-	h := Health{OK: true, Checks: map[string]string{}}
+	h := Health{OK: true, Checks: map[string]string{}, Backend: s.Store.Backend()}
 	if err := s.Store.Ping(ctx); err != nil {
 		h.OK = false
 		h.Checks["database"] = err.Error()

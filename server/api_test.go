@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"earshot/store/storetest"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -420,6 +421,10 @@ func TestHealthAndMetrics(t *testing.T) {
 	h := e.do("GET", "/healthz", "", nil).ok()
 	if h.body["status"] != "ok" {
 		t.Fatalf("healthz %s", h.raw)
+	}
+	// It names the store's engine (issue 17: a balancer's check shows it).
+	if want := map[bool]string{false: "sqlite", true: "postgres"}[storetest.Postgres()]; h.body["backend"] != want {
+		t.Errorf("healthz backend %v, want %s", h.body["backend"], want)
 	}
 	// The active classifier is reported (informational, status stays ok).
 	e.srv.ClassifierStatus = func() any {

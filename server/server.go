@@ -250,7 +250,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	// The backend is named so that a load balancer's or an operator's
 	// check shows which store a process runs on ("sqlite" or "postgres").
-	body := map[string]any{"status": status, "checks": h.Checks, "api_version": capability.APIVersion, "backend": s.svc.Store.Backend()}
+	body := map[string]any{"status": status, "checks": h.Checks, "api_version": capability.APIVersion, "backend": h.Backend}
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
