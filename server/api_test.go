@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"earshot/store/storetest"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"earshot/capability"
 	"earshot/server"
+	"earshot/store/storetest"
 	"earshot/vocab"
 )
 
