@@ -211,6 +211,24 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 			if ds, _ := pend["deliveries"].([]any); len(ds) > 0 {
 				return false, fmt.Sprintf("project %d: deliveries pending", i)
 			}
+			// Every event fanned out (none left with the dead process).
+			got, cursor := 0, ""
+			for {
+				p := "/api/v1/webhooks/" + hook["id"].(string) + "/deliveries?limit=100"
+				if cursor != "" {
+					p += "&cursor=" + url.QueryEscape(cursor)
+				}
+				d := b.ok("GET", p, nil)["data"].(map[string]any)
+				got += len(d["deliveries"].([]any))
+				next, _ := d["nextCursor"].(string)
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			if got < wantEvents[i] {
+				return false, fmt.Sprintf("project %d: %d deliveries of %d events", i, got, wantEvents[i])
+			}
 		}
 		return true, ""
 	}
