@@ -63,11 +63,21 @@ if [ "${PG_TESTS:-1}" != 0 ]; then
     rm -rf "$PG_DIR"
   }
   trap stop_pg EXIT
-  # A free loopback port (connection refused = nobody listens).
-  PG_PORT=55600
-  while (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null; do PG_PORT=$((PG_PORT + 1)); done
-  step "PostgreSQL: a throwaway cluster in $PG_DIR on 127.0.0.1:$PG_PORT (Debian's postgresql)"
-  PG_URL=$(scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT")
+  # A free loopback port: these are in Linux's ephemeral range, so a port
+  # nobody listens on may still be held by a client socket (TIME_WAIT of
+  # an earlier run's connection); the next port is tried then.
+  step "PostgreSQL: a throwaway cluster in $PG_DIR (Debian's postgresql)"
+  PG_URL=""
+  for PG_PORT in $(seq 55600 55699); do
+    if command -v ss >/dev/null 2>&1 && [ -n "$(ss -tanH "( sport = :$PG_PORT )")" ]; then continue; fi
+    if PG_URL=$(scripts/pg-cluster.sh start "$PG_DIR" "$PG_PORT"); then break; fi
+  done
+  if [ -z "$PG_URL" ]; then
+    tail -20 "$PG_DIR/server.log" >&2 || true
+    echo "could not start PostgreSQL on a port from 55600 to 55699" >&2
+    exit 1
+  fi
+  echo "listening on 127.0.0.1:$PG_PORT"
   "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/postgres" --version
 
   # Every test opening its store through store/storetest gets a fresh
