@@ -13,7 +13,6 @@ import (
 
 	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 )
 
 // listPage renders a page whose data is one capability's output.
@@ -191,14 +190,14 @@ type usageData struct {
 }
 
 type accountData struct {
-	*store.User
+	*capability.Account
 	PasswordForm bool // change_password is served
 }
 
 func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Account", "account"
 	_, canChange := u.svc.Capability("change_password")
-	pg.Data = &accountData{User: pg.User, PasswordForm: canChange}
+	pg.Data = &accountData{Account: pg.User, PasswordForm: canChange}
 	u.render(w, pg, "account")
 }
 
