@@ -36,3 +36,17 @@ func TestFilterOptionsAndLabelsAreTheVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// The share-of-voice page offers the week, month, quarter and month to
+// date, all of them presets the report accepts.
+func TestShareOfVoicePresetsAreTheVocabulary(t *testing.T) {
+	want := []string{"last_7_days", "last_30_days", "last_90_days", "month_to_date"}
+	if !slices.Equal(sovPresets, want) {
+		t.Errorf("sovPresets = %v, want %v", sovPresets, want)
+	}
+	for _, p := range sovPresets {
+		if !slices.Contains(vocab.BoundedDatePresets, p) {
+			t.Errorf("%s is not a bounded date preset", p)
+		}
+	}
+}
