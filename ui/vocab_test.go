@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"log/slog"
 	"slices"
 	"testing"
 
+	"earshot/capability"
+	"earshot/store/storetest"
 	"earshot/vocab"
 )
 
@@ -47,6 +50,34 @@ func TestShareOfVoicePresetsAreTheVocabulary(t *testing.T) {
 	for _, p := range sovPresets {
 		if !slices.Contains(vocab.BoundedDatePresets, p) {
 			t.Errorf("%s is not a bounded date preset", p)
+		}
+	}
+}
+
+// The inbox reflects every list_mentions parameter in its URL but the
+// cursor, and a saved view holds exactly the filter: a parameter added to
+// the query reaches the dashboard without a second list to edit.
+func TestInboxKeysAreListMentionsParameters(t *testing.T) {
+	svc := capability.New(storetest.Open(t), capability.Config{}, slog.New(slog.DiscardHandler))
+	c, ok := svc.Capability("list_mentions")
+	if !ok {
+		t.Fatal("no list_mentions")
+	}
+	var want []string
+	for _, f := range c.Fields {
+		if f.Name != "cursor" {
+			want = append(want, f.Name)
+		}
+	}
+	got := slices.Clone(filterKeys)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("filterKeys = %v, want list_mentions' parameters %v", got, want)
+	}
+	for _, k := range viewKeys {
+		if k == "limit" || k == "sort" || k == "collapse" || k == "collected_since" || !slices.Contains(filterKeys, k) {
+			t.Errorf("view key %s is not a filter", k)
 		}
 	}
 }
