@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"earshot/capability"
+	"earshot/store"
 	"earshot/store/storetest"
 	"earshot/vocab"
 )
@@ -78,6 +79,16 @@ func TestInboxKeysAreListMentionsParameters(t *testing.T) {
 	for _, k := range viewKeys {
 		if k == "limit" || k == "sort" || k == "collapse" || k == "collected_since" || !slices.Contains(filterKeys, k) {
 			t.Errorf("view key %s is not a filter", k)
+		}
+	}
+}
+
+// The dashboard's category labels are the ones every project starts with
+// (store.DefaultCategories): one wording for a category.
+func TestCategoryLabelsAreTheDefaultLabels(t *testing.T) {
+	for _, c := range store.DefaultCategories {
+		if got := label(c.Category); got != c.Label {
+			t.Errorf("label(%s) = %q, want the default label %q", c.Category, got, c.Label)
 		}
 	}
 }
