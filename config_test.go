@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -194,5 +197,46 @@ func TestServeEnvReadOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("a bad schedule created the data dir")
+	}
+}
+
+// TestOnlyMainReadsTheEnvironment: configuration is parsed once, in this
+// package, and passed down; no library package reads a variable behind its
+// back. Allowed: netguard's loopback switch (a safety net that must hold
+// in every test binary and end-to-end run, whatever a caller passes),
+// test helpers (storetest) and separate commands (package main).
+func TestOnlyMainReadsTheEnvironment(t *testing.T) {
+	allowed := map[string]bool{"netguard/guard.go": true, "store/storetest/storetest.go": true}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || !strings.Contains(path, "/") || allowed[filepath.ToSlash(path)] {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" && (sel.Sel.Name == "Getenv" || sel.Sel.Name == "LookupEnv" || sel.Sel.Name == "Environ") {
+				t.Errorf("%s reads the environment (os.%s): parse it in main's config and pass it down", path, sel.Sel.Name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

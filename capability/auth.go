@@ -57,7 +57,7 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 // the Earshot-Project header, else the project the request is about (when
 // the user belongs to it), else the user's only project.
 func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, projectHeader, projectHint string) (*Principal, error) {
-	p := UserPrincipal(sess)
+	p := userPrincipal(sess)
 	choose := func(id string) (bool, error) {
 		role, err := s.Store.Membership(ctx, id, sess.UserID)
 		if errors.Is(err, store.ErrNotFound) {

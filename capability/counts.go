@@ -9,17 +9,16 @@ import (
 	"earshot/store"
 )
 
-// countCap is how far a count goes by default: "1000+" is as useful on a
-// view's badge as the exact number, and a count that stops there costs at
-// most about as much as reading that many index entries.
-const countCap = 1000
-
 // viewCountBudget bounds the time list_views spends counting all its views:
 // a rare combination of common values (say hn + misinformation + urgency
 // ≥ 95) walks much of a large project before it is sure, and the views
 // list must not wait for that.
 const viewCountBudget = 300 * time.Millisecond
 
+// CountMentionsIn's limit default is how far a count goes unless asked
+// (list_views counts its views as far): "1000+" is as useful on a badge as
+// the exact number, and a count that stops there costs at most about as
+// much as reading that many index entries.
 type CountMentionsIn struct {
 	MentionFilters
 	Limit *int `json:"limit,omitempty" in:"query" validate:"min=1,max=10000" default:"1000" doc:"Count at most this many; count_capped tells when there are more."`
@@ -67,6 +66,8 @@ func (s *Service) count(ctx context.Context, f store.MentionFilter, limit int) (
 // window) has count null.
 func (s *Service) withCounts(ctx context.Context, p *Principal, vs []*store.View) []*ViewWithCount {
 	out := make([]*ViewWithCount, len(vs))
+	d, _ := s.byName["count_mentions"].Default("limit") // one default, count_mentions' tag
+	limit := d.(int)
 	cctx, cancel := context.WithTimeout(ctx, viewCountBudget)
 	defer cancel()
 	for i, v := range vs {
@@ -82,7 +83,7 @@ func (s *Service) withCounts(ctx context.Context, p *Principal, vs []*store.View
 		if err != nil {
 			continue
 		}
-		c, err := s.count(cctx, f, countCap)
+		c, err := s.count(cctx, f, limit)
 		if err != nil {
 			continue
 		}

@@ -23,6 +23,10 @@ import (
 // mention filter of store (store/filter.go).
 type MentionFilters = store.Filter
 
+// FilterKeys are the mention filter's keys in order (the dashboard's filter
+// and saved-view parameters).
+func FilterKeys() []string { return store.FilterKeys() }
+
 // MentionQuery holds the list_mentions query; export_mentions reuses it.
 // Its JSON (field order included) is the cursor binding.
 type MentionQuery struct {

@@ -97,23 +97,53 @@ func clientFrom(ctx context.Context) string {
 	return addr
 }
 
-// UserPrincipal is a session without a project, for project-less
+// userPrincipal is a session without a project, for project-less
 // capabilities: what REST gives a session that names no project.
-func UserPrincipal(sess *store.Session) *Principal {
+func userPrincipal(sess *store.Session) *Principal {
 	return &Principal{Kind: KindSession, UserID: sess.UserID, SessionID: sess.ID, Scopes: slices.Clone(UserScopes)}
 }
 
 // ---- the dashboard's session: resumed from its cookie ----
 
-// DashboardSession is a logged-in dashboard user: the session, the user,
-// their projects, the current one and the principal the pages run as.
+// DashboardSession is a logged-in dashboard user: the user, their
+// projects, the current one and the principal the pages run as. It carries
+// the dashboard's own records, not storage rows, so the dashboard needs no
+// store types.
 type DashboardSession struct {
-	Session  *store.Session
-	User     *store.User
-	Projects []*store.Project
-	Current  *store.Project // nil when the user belongs to no project
+	sess     *store.Session
+	User     *Account
+	Projects []*UserProject
+	Current  *UserProject // nil when the user belongs to no project
 	// Principal acts in Current, or is the user's project-less principal.
 	Principal *Principal
+}
+
+// Account is the logged-in user as the dashboard shows them.
+type Account struct {
+	ID       string
+	Email    string
+	FullName string
+}
+
+// UserProject is one of the user's projects, for the project switcher.
+type UserProject struct {
+	ID       string
+	Name     string
+	Role     string
+	Archived bool
+}
+
+// UserPrincipal is the session's principal outside any project (for
+// create_project, accept_invitation, delete_session).
+func (d *DashboardSession) UserPrincipal() *Principal { return userPrincipal(d.sess) }
+
+// ProjectPrincipal is the session's principal in projectID; NotFound when
+// the user is not a member.
+func (s *Service) ProjectPrincipal(ctx context.Context, d *DashboardSession, projectID string) (*Principal, error) {
+	if projectID == "" {
+		return nil, NotFound("project")
+	}
+	return s.SessionPrincipal(ctx, d.sess, projectID, "")
 }
 
 // ErrNoSession is ResumeSession's answer for an unknown or expired token.
@@ -139,17 +169,19 @@ func (s *Service) ResumeSession(ctx context.Context, token, want string) (*Dashb
 	if err != nil {
 		return nil, err
 	}
-	d := &DashboardSession{Session: sess, User: user, Projects: projs}
+	d := &DashboardSession{sess: sess, User: &Account{ID: user.ID, Email: user.Email, FullName: user.FullName}}
 	for _, pr := range projs {
+		up := &UserProject{ID: pr.ID, Name: pr.Name, Role: pr.Role, Archived: pr.Archived()}
+		d.Projects = append(d.Projects, up)
 		if pr.ID == want {
-			d.Current = pr
+			d.Current = up
 		}
 	}
-	if d.Current == nil && len(projs) > 0 {
-		d.Current = projs[0]
+	if d.Current == nil && len(d.Projects) > 0 {
+		d.Current = d.Projects[0]
 	}
 	if d.Current == nil {
-		d.Principal = UserPrincipal(sess)
+		d.Principal = userPrincipal(sess)
 		return d, nil
 	}
 	d.Principal, err = s.SessionPrincipal(ctx, sess, d.Current.ID, "")
@@ -204,7 +236,7 @@ func (s *Service) Setup(ctx context.Context, in SetupIn) (*SetupOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := s.Execute(ctx, s.byName["create_project"], UserPrincipal(sess), in.Project, "")
+	o := s.Execute(ctx, s.byName["create_project"], userPrincipal(sess), in.Project, "")
 	if o.Err != nil {
 		if o.Cause != nil {
 			s.Log.Error("setup: first project", "err", o.Cause)

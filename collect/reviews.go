@@ -209,7 +209,7 @@ func (r *Reviews) fetchAppStore(ctx context.Context, country, appID string, sinc
 			}
 			reviews++
 			if strings.TrimSpace(e.Updated.Label) == "" {
-				// Some feeds (a 2020 capture, PLATFORMS §8) carry no
+				// Some feeds (an App Store capture from 2020) carry no
 				// "updated", and no other date: without one the review
 				// cannot be placed in the scan window, so it is skipped
 				// rather than failing the whole source.

@@ -231,7 +231,7 @@ func TestClassifyReviewURL(t *testing.T) {
 	}
 }
 
-// A review without "updated" (PLATFORMS §8: a 2020 capture lacks it) is
+// A review without "updated" (an App Store capture from 2020 lacks it) is
 // skipped; the others are read and the source does not fail.
 func TestReviewsAppStoreEntryWithoutUpdated(t *testing.T) {
 	srv, _ := reviewsServer(t, "appstore_no_updated")

@@ -162,7 +162,7 @@ func (t *Threads) search(ctx context.Context, term string, since, now time.Time,
 		// RECENT is newest first: once a page reaches past since, stop.
 		// Otherwise another page follows when Meta gives a next link or
 		// only an "after" cursor (the cursors-only paging shape of the
-		// other Threads list endpoints, PLATFORMS §5a); an empty page or a
+		// other Threads list endpoints); an empty page or a
 		// cursor that does not move ends it.
 		after := p.Paging.Cursors.After
 		if older || len(*p.Data) == 0 || (p.Paging.Next == "" && after == "") || (after != "" && after == params.Get("after")) {

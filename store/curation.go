@@ -4,15 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"earshot/vocab"
 )
 
 // The public page is the brand's wall, curated (docs/decisions.md#public-page).
 // Each mention has a public_visibility: auto (the wall's rule decides),
 // featured (always shown, first) or hidden (never shown).
 const (
-	VisibilityAuto     = "auto"
-	VisibilityFeatured = "featured"
-	VisibilityHidden   = "hidden"
+	VisibilityAuto     = vocab.VisibilityAuto
+	VisibilityFeatured = vocab.VisibilityFeatured
+	VisibilityHidden   = vocab.VisibilityHidden
 )
 
 // wallAuto is the rule for auto mentions: not negative and not

@@ -7,13 +7,18 @@ import "strings"
 // query plans) it had; PostgreSQL gets the plain equivalent and leaves the
 // choice of index to its planner, which has statistics SQLite lacks.
 
-// indexed names a table read through a given index: SQLite's INDEXED BY
-// pins the plan; PostgreSQL has no such hint, so the table is named bare.
+// indexed names a table (and its alias, "" for none) read through a given
+// index: SQLite's INDEXED BY pins the plan; PostgreSQL has no such hint,
+// its planner chooses by its statistics, so the table is named bare.
 func (s *Store) indexed(table, alias, index string) string {
-	if s.pg {
-		return table + " " + alias
+	name := table
+	if alias != "" {
+		name += " " + alias
 	}
-	return table + " " + alias + " INDEXED BY " + index
+	if s.pg {
+		return name
+	}
+	return name + " INDEXED BY " + index
 }
 
 // jsonValues selects the elements of a JSON array parameter (a list of ids

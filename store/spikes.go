@@ -175,7 +175,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 			return false, fmt.Errorf("spike watermark: %w", err)
 		}
 		set := map[time.Time]bool{end.Add(-time.Hour): true, end.Add(-2 * time.Hour): true}
-		rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT substr(published_at, 1, 13) FROM mentions`+s.indexHint("mentions_collected")+`
+		rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT substr(published_at, 1, 13) FROM `+s.indexed("mentions", "", "mentions_collected")+`
 			WHERE project_id = ? AND collected_at >= ?`, projectID, FormatTime(wm.Add(-spikeOverlap)))
 		if err != nil {
 			return false, fmt.Errorf("spike dirty hours: %w", err)
@@ -251,7 +251,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 			order = ` ORDER BY m.id`
 		}
 		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id
-			FROM mentions m`+s.indexHint("mentions_feed")+`
+			FROM `+s.indexed("mentions", "m", "mentions_feed")+`
 			JOIN mention_monitors mm ON mm.mention_id = m.id
 			WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1`+order,
 			projectID, FormatTime(r[0]), FormatTime(r[1]))
@@ -519,7 +519,7 @@ func (s *Store) ListSpikes(ctx context.Context, f SpikeFilter, after *Position, 
 		args = append(args, after.At, after.At, after.ID)
 	}
 	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, `SELECT `+spikeCols+` FROM spikes`+s.indexHint("spikes_feed")+` WHERE `+strings.Join(where, " AND ")+`
+	rows, err := s.r.QueryContext(ctx, `SELECT `+spikeCols+` FROM `+s.indexed("spikes", "", "spikes_feed")+` WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY bucket_start DESC, id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list spikes: %w", err)
@@ -569,7 +569,7 @@ func (s *Store) SpikeMentions(ctx context.Context, sp *Spike, limit int) ([]*Men
 		neg = ` AND m.sentiment = 'negative'`
 	}
 	return s.queryMentions(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id IN (
-			SELECT m.id FROM mentions m`+s.indexHint("mentions_feed")+` JOIN mention_monitors mm ON mm.mention_id = m.id
+			SELECT m.id FROM `+s.indexed("mentions", "m", "mentions_feed")+` JOIN mention_monitors mm ON mm.mention_id = m.id
 			WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1`+neg+` AND `+scope+`)
 		ORDER BY m.urgency DESC, m.published_at DESC, m.id DESC LIMIT ?`,
 		sp.projectID, sp.BucketStart, sp.BucketEnd, sp.scopeID(), limit)
@@ -593,14 +593,4 @@ func (s *Store) SpikeProjects(ctx context.Context) ([]string, error) {
 		out = append(out, id)
 	}
 	return out, rows.Err()
-}
-
-// indexHint pins SQLite's plan to index (" INDEXED BY index", after the
-// table and its alias); PostgreSQL has no such hint, its planner chooses
-// by its statistics, so there it is empty.
-func (s *Store) indexHint(index string) string {
-	if s.pg {
-		return ""
-	}
-	return " INDEXED BY " + index
 }

@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"earshot/api"
 	"embed"
 	"errors"
 	"fmt"
@@ -373,9 +374,9 @@ func isUnique(err error) bool {
 	return false
 }
 
-// TimeFormat is how every timestamp is stored: fixed width UTC with
-// milliseconds, so text order is time order, and it is already the API form.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+// TimeFormat is how every timestamp is stored: the public records' format
+// (api.TimeFormat), fixed width, so text order is time order.
+const TimeFormat = api.TimeFormat
 
 // FormatTime renders t as stored and as the API shows it.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }

@@ -248,7 +248,7 @@ func TestSettingsAlertsGroupsCategories(t *testing.T) {
 		t.Fatalf("delete: %d", st)
 	}
 	_, body, _ = c.get("/settings")
-	must(t, body, "archived", "Widgets")
+	must(t, body, "archived", "Widgets", "This project is archived", "Acme (archived)</option>")
 	// Writes to an archived project show the capability's 409.
 	st, body, _ = c.post("/a/create_keyword_group", url.Values{"name": {"Late"}, "_back": {"/groups"}}, true)
 	if st != formFailed || !strings.Contains(body, "archived") {

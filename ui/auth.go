@@ -108,7 +108,7 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params)
 		u.forbidden(w, err)
 		return
 	}
-	if o := u.session(r, capability.UserPrincipal(s.sess), capability.DeleteSession, &capability.Empty{}); o.Err != nil {
+	if o := u.session(r, s.d.UserPrincipal(), capability.DeleteSession, &capability.Empty{}); o.Err != nil {
 		u.serverError(w, r, o.Err)
 		return
 	}
@@ -129,7 +129,7 @@ func (u *UI) switchProject(w http.ResponseWriter, r *http.Request, _ httprouter.
 		return
 	}
 	id := r.PostFormValue("project")
-	if _, err := u.svc.SessionPrincipal(r.Context(), s.sess, id, ""); err != nil || id == "" {
+	if _, err := u.svc.ProjectPrincipal(r.Context(), s.d, id); err != nil {
 		http.Error(w, "project not found", http.StatusNotFound)
 		return
 	}

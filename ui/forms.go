@@ -247,7 +247,7 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	back := localPath(r.PostForm.Get("_back"), "/")
 	p := s.p
 	if c.NoProject {
-		p = capability.UserPrincipal(s.sess)
+		p = s.d.UserPrincipal()
 	}
 	form := url.Values{}
 	for k, v := range r.PostForm {

@@ -16,16 +16,15 @@ import (
 
 	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 	"earshot/vocab"
 )
 
 // filterKeys are the list_mentions query parameters the inbox reflects in
 // its URL (cursor is the JavaScript's business).
-var filterKeys = append(store.FilterKeys(), "collected_since", "limit", "sort", "collapse")
+var filterKeys = append(capability.FilterKeys(), "collected_since", "limit", "sort", "collapse")
 
 // viewKeys are the filters a saved view can hold: the mention filter's.
-var viewKeys = store.FilterKeys()
+var viewKeys = capability.FilterKeys()
 
 type inboxData struct {
 	Q          url.Values
@@ -209,7 +208,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		}
 		return withSort2(href, keep.Encode())
 	}
-	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: store.FormatTime(u.now()),
+	d := &inboxData{Q: q, QS: q.Encode(), Filtered: len(fq) > 0, Active: len(fq), Options: filterOptions, PollFrom: api.FormatTime(u.now()),
 		Sort: q.Get("sort"), Collapse: q.Get("collapse") == "story"}
 	base := "/"
 	if fqs != "" {

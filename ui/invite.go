@@ -97,7 +97,7 @@ func (u *UI) inviteSubmit(w http.ResponseWriter, r *http.Request, ps httprouter.
 			u.forbidden(w, err)
 			return
 		}
-		o := u.exec(r.Context(), capability.UserPrincipal(s.sess), "accept_invitation", &capability.AcceptInvitationIn{Token: token})
+		o := u.exec(r.Context(), s.d.UserPrincipal(), "accept_invitation", &capability.AcceptInvitationIn{Token: token})
 		if o.Err != nil {
 			d.Error = o.Err.Message
 			u.renderInvite(w, r, o.Err.Status, d)

@@ -9,7 +9,6 @@ import (
 
 	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 )
 
 // overview is the inbox's picture of the conversation for its filters:
@@ -45,7 +44,7 @@ func (o *overview) Words() string {
 }
 
 // statsKeys are the list filters get_mention_stats takes.
-var statsKeys = store.FilterKeys()
+var statsKeys = capability.FilterKeys()
 
 // stats is get_mention_stats' output as its API documents it (read
 // through JSON, as any client reads it).
@@ -192,7 +191,7 @@ func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*
 		return nil
 	}
 	since := u.now().Add(-24 * time.Hour)
-	o := u.run(r.Context(), p, "list_spikes", url.Values{"since": {store.FormatTime(since)}, "limit": {"5"}}, true)
+	o := u.run(r.Context(), p, "list_spikes", url.Values{"since": {api.FormatTime(since)}, "limit": {"5"}}, true)
 	if o.Err != nil {
 		return nil
 	}

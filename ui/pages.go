@@ -13,7 +13,7 @@ import (
 
 	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
+	"earshot/vocab"
 )
 
 // listPage renders a page whose data is one capability's output.
@@ -38,10 +38,15 @@ type groupsData struct {
 	Presets []string
 }
 
+// sovPresets are the windows the share-of-voice page offers: the report's
+// bounded presets less the ones too short to compare groups over (today,
+// last_24_hours).
+var sovPresets = slices.DeleteFunc(slices.Clone(vocab.BoundedDatePresets), func(p string) bool { return p == "today" || p == "last_24_hours" })
+
 func (u *UI) groups(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Share of voice", "groups"
 	d := &groupsData{Groups: u.keywordGroups(r, pg.P), Preset: r.URL.Query().Get("date_preset"),
-		Presets: []string{"last_7_days", "last_30_days", "last_90_days", "month_to_date"}}
+		Presets: sovPresets}
 	if d.Preset == "" {
 		d.Preset = pg.Default("get_share_of_voice", "date_preset").(string) // the report's own default window
 	}
@@ -191,14 +196,14 @@ type usageData struct {
 }
 
 type accountData struct {
-	*store.User
+	*capability.Account
 	PasswordForm bool // change_password is served
 }
 
 func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Account", "account"
 	_, canChange := u.svc.Capability("change_password")
-	pg.Data = &accountData{User: pg.User, PasswordForm: canChange}
+	pg.Data = &accountData{Account: pg.User, PasswordForm: canChange}
 	u.render(w, pg, "account")
 }
 

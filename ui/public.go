@@ -7,7 +7,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"earshot/capability"
-	"earshot/store"
+	"earshot/vocab"
 )
 
 // publicMention is what a public page may show of a mention: no id, status,
@@ -53,7 +53,7 @@ func (u *UI) publicPage(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 	for _, m := range pg.Items {
 		pm := publicMention{Source: m.Source, Author: m.AuthorHandle, Text: m.Text, URL: m.URL, PublishedAt: m.PublishedAt, Testimonial: m.Category == "testimonial"}
 		switch {
-		case m.PublicVisibility == store.VisibilityFeatured:
+		case m.PublicVisibility == vocab.VisibilityFeatured:
 			d.Featured = append(d.Featured, pm)
 		case pm.Testimonial:
 			d.Love = append(d.Love, pm)

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
 	"earshot/capability"
-	"earshot/store"
 	"earshot/vocab"
 )
 
@@ -197,7 +197,7 @@ func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data 
 }
 
 func parseTime(s string) (time.Time, bool) {
-	t, err := store.ParseTime(s)
+	t, err := api.ParseTime(s)
 	if err != nil {
 		t, err = time.Parse(time.RFC3339Nano, s)
 	}

@@ -9,7 +9,9 @@
 // service: resuming the session cookie (ResumeSession), first-run setup
 // (SetupOpen, Setup), an invitation link (PreviewInvitation,
 // SignUpWithInvitation) and the public page (PublicPage). The templates
-// show the store's row types, as the capabilities return them.
+// show the records the service returns (package api, the capabilities'
+// outputs, DashboardSession's Account and UserProject), never storage rows:
+// the package does not import store (server/doors_test.go checks it).
 package ui
 
 import (
@@ -32,7 +34,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"earshot/capability"
-	"earshot/store"
 )
 
 //go:embed templates/*.html
@@ -127,11 +128,11 @@ func (u *UI) Mount(r *httprouter.Router) {
 // session is the logged-in user of a request.
 type session struct {
 	token string
-	sess  *store.Session
-	user  *store.User
+	d     *capability.DashboardSession
+	user  *capability.Account
 	p     *capability.Principal // in the current project ("" when the user has none)
-	projs []*store.Project
-	cur   *store.Project
+	projs []*capability.UserProject
+	cur   *capability.UserProject
 }
 
 var errNoSession = errors.New("no session")
@@ -154,7 +155,7 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{token: c.Value, sess: d.Session, user: d.User, p: d.Principal, projs: d.Projects, cur: d.Current}, nil
+	return &session{token: c.Value, d: d, user: d.User, p: d.Principal, projs: d.Projects, cur: d.Current}, nil
 }
 
 // csrfToken is an HMAC keyed by the session token: unforgeable without the
@@ -200,10 +201,10 @@ type pageHandler func(w http.ResponseWriter, r *http.Request, pg *page, ps httpr
 type page struct {
 	Title    string
 	Nav      string
-	User     *store.User
+	User     *capability.Account
 	P        *capability.Principal
-	Projects []*store.Project
-	Project  *store.Project
+	Projects []*capability.UserProject
+	Project  *capability.UserProject
 	CSRF     string
 	Flash    string
 	Err      *capability.Error   // the failed action being re-rendered

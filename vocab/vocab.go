@@ -27,7 +27,14 @@ var Statuses = []string{"new", "reviewed", "done", "ignored"}
 
 // Public page choices for one mention: auto (the page's rule decides),
 // featured or hidden.
-var PublicVisibilities = []string{"auto", "featured", "hidden"}
+var PublicVisibilities = []string{VisibilityAuto, VisibilityFeatured, VisibilityHidden}
+
+// The public visibilities by name.
+const (
+	VisibilityAuto     = "auto"
+	VisibilityFeatured = "featured"
+	VisibilityHidden   = "hidden"
+)
 
 // AllTime is the date preset without a lower bound.
 const AllTime = "all_time"
