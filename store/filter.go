@@ -205,7 +205,11 @@ func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 		add(`m.category <> ?`, f.NotCategory)
 	}
 	if f.OwnBrand {
-		add(ownBrandLink)
+		if pg {
+			add(ownBrandLinkPG)
+		} else {
+			add(ownBrandLink)
+		}
 	}
 	if f.PublicVisibility != "" {
 		add(`m.public_visibility = ?`, f.PublicVisibility)

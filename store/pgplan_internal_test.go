@@ -48,13 +48,27 @@ func TestPostgresPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.w.ExecContext(ctx, `ANALYZE mentions`); err != nil {
+	// Every mention of p was found by one own-brand monitor. monitors and
+	// keyword_groups stay unanalysed, as on a fresh install (they are far
+	// below autovacuum's threshold): the planner then takes them for
+	// hundreds of rows.
+	mon := &Monitor{ProjectID: p.ID, Name: "Acme", Keywords: []string{"acme"}, QueryMode: "any", Sources: []string{"x"}, GroupName: "my_brand",
+		ScanIntervalMinutes: 15, BackfillHours: 24}
+	if err := st.CreateMonitor(ctx, mon); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.w.ExecContext(ctx, `INSERT INTO mention_monitors(mention_id, monitor_id) SELECT id, ? FROM mentions WHERE project_id = ?`,
+		mon.ID, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.w.ExecContext(ctx, `ANALYZE mentions; ANALYZE mention_monitors`); err != nil {
 		t.Fatal(err)
 	}
 	var mode string
 	if err := st.r.QueryRowContext(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil || mode != "force_custom_plan" {
 		t.Errorf("plan_cache_mode %q (%v), want force_custom_plan", mode, err)
 	}
+	yes, since := true, time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name  string
 		f     MentionFilter
@@ -64,13 +78,21 @@ func TestPostgresPlans(t *testing.T) {
 		{"first page", MentionFilter{ProjectID: p.ID}, "mentions_feed", 51},
 		{"rare search", MentionFilter{ProjectID: p.ID, Search: "ZEBRACORN"}, "mentions_text_trgm", 5},
 		{"common search", MentionFilter{ProjectID: p.ID, Search: "checkout"}, "", 51},
+		// The public wall's first read: no mention is featured, and a walk
+		// of the feed index looking for one reads the whole project.
+		{"featured", MentionFilter{ProjectID: p.ID, PublicVisibility: VisibilityFeatured}, "mentions_curated", 0},
+		// Its automatic part: the own-brand test stays a per-row lookup
+		// (not a hashed subplan reading every link first).
+		{"wall", MentionFilter{ProjectID: p.ID, IsRelevant: &yes, Since: &since, NotStatus: "ignored", NotCategory: "testimonial",
+			OwnBrand: true, WallAuto: true}, "mentions_feed", 51},
 	}
 	for _, c := range cases {
 		plan, err := st.ExplainMentions(ctx, c.f, nil, 51)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(plan, "Seq Scan on mentions") || !strings.Contains(plan, c.index) {
+		if strings.Contains(plan, "Seq Scan on mentions") || !strings.Contains(plan, c.index) ||
+			c.index == "mentions_curated" && strings.Contains(plan, "mentions_feed") || strings.Contains(plan, "hashed SubPlan") {
 			t.Errorf("%s: plan does not use %s:\n%s", c.name, c.index, plan)
 		}
 		st.ListMentions(ctx, c.f, nil, 51) // warm the connection and cache
