@@ -145,14 +145,23 @@ func IsDatabaseURL(v string) bool {
 	return strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://")
 }
 
-// redactURL drops the password from a database URL, for logs and Path.
+// redactURL drops the password from a database URL, for logs and Path:
+// the userinfo's and a password query parameter's (libpq and pgx take
+// both). A URL that does not parse is not shown at all (it could hold a
+// password where this cannot find it).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+	if err != nil {
+		return "(unparsable database URL)"
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }
