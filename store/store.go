@@ -128,6 +128,20 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
 	s := &Store{r: db, w: db, pg: true, path: redactURL(url)}
+	// current_schema() is NULL when no schema of search_path exists (a URL
+	// naming a new schema, ?search_path=earshot2, that nobody created):
+	// say so, instead of failing on the NULL below.
+	var schema sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	if !schema.Valid {
+		var sp string
+		_ = db.QueryRowContext(ctx, `SHOW search_path`).Scan(&sp)
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: no schema of the search_path %q exists in this database: create it first (CREATE SCHEMA name) or leave search_path out of the URL", sp)
+	}
 	if err := db.QueryRowContext(ctx, `SELECT hashtext('earshot:' || current_schema())::bigint * 2`).Scan(&s.lockKey); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
