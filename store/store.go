@@ -153,6 +153,27 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 	return s, nil
 }
 
+// PostgresInstalled reports whether the PostgreSQL database (the schema
+// its URL's search_path selects) holds an Earshot installation, without
+// creating anything: commands that do not start an installation refuse
+// an empty database, as they refuse a data dir without a database.
+func PostgresInstalled(ctx context.Context, url string) (bool, error) {
+	cn, err := newPGConnector(url)
+	if err != nil {
+		return false, fmt.Errorf("database URL: %w", err)
+	}
+	db := sql.OpenDB(cn)
+	defer db.Close()
+	var ok bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_version')`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	return ok, nil
+}
+
+// RedactURL is the database URL without its password, for messages.
+func RedactURL(url string) string { return redactURL(url) }
+
 // IsDatabaseURL reports whether v names a PostgreSQL database rather than
 // a data directory.
 func IsDatabaseURL(v string) bool {
