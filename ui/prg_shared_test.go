@@ -101,6 +101,18 @@ func TestPRGAcrossProcesses(t *testing.T) {
 		t.Error("A shows the key after B took it")
 	}
 
+	// the other secrets shown once: a webhook's signing secret, an invitation link
+	getOn(t, c, a, "/webhooks")
+	postNoFollow(t, c, a, "/a/create_webhook", url.Values{"url": {"https://hooks.example/x"}, "events": {"mention.created"}, "_back": {"/webhooks"}})
+	if body := getOn(t, c, b, "/webhooks"); !strings.Contains(body, "whsec_") {
+		t.Error("the webhook secret made on A is not shown on B")
+	}
+	getOn(t, c, a, "/members")
+	postNoFollow(t, c, a, "/a/invite_member", url.Values{"email": {"ed@example.com"}, "role": {"editor"}, "_back": {"/members"}})
+	if body := getOn(t, c, b, "/members"); !regexpMust(`<code id="new-secret">[^<]*/[^<]+</code>`).MatchString(body) {
+		t.Error("the invitation link made on A is not shown on B")
+	}
+
 	getOn(t, c, a, "/alerts")
 	postNoFollow(t, c, a, "/a/create_alert", url.Values{"name": {""}, "channel": {"email"}, "target": {"nope"}, "min_urgency": {"200"}, "_back": {"/alerts"}})
 	body = getOn(t, c, b, "/alerts")
