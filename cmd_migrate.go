@@ -52,7 +52,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrNotEmpty) {
-			return fmt.Errorf("%w; nothing was copied. Give an empty database (createdb earshot), or a new schema (?search_path=earshot2)", err)
+			return fmt.Errorf("%w; nothing was copied. Give an empty database (createdb earshot), or a new schema (CREATE SCHEMA earshot2, then ?search_path=earshot2)", err)
 		}
 		return fmt.Errorf("%w; nothing was copied (the copy is one transaction)", err)
 	}

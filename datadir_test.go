@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // Only serve, demo, user create and bench may start a data dir; every other
@@ -66,5 +68,40 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, env, "backup", "--to", backup); code != 0 {
 		t.Fatalf("backup: %d %s", code, errs)
+	}
+}
+
+// The same on PostgreSQL: a --database-url naming an empty database (or
+// schema) is refused by every command that does not start an installation,
+// and nothing is created in it (a mistyped database name, or the server's
+// default database, would otherwise receive Earshot's tables).
+func TestCommandsNeedAnExistingDatabasePostgres(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("PostgreSQL only (EARSHOT_TEST_DATABASE_URL)")
+	}
+	dbURL := storetest.URL(t)
+	env := map[string]string{"EARSHOT_LOG_LEVEL": "error", "EARSHOT_DATABASE_URL": dbURL}
+	for _, args := range [][]string{
+		{"key", "list", "--project", "p"},
+		{"key", "create", "--project", "p"},
+		{"key", "revoke", "--key-id", "k"},
+		{"project", "create", "--owner", "a@example.com", "--name", "N"},
+		{"project", "set-plan", "--project", "p", "--plan", "starter"},
+		{"mcp", "--key", "esk_whatever"},
+	} {
+		code, out, errs := runCLI(t, env, args...)
+		name := strings.Join(args[:2], " ")
+		if code != 1 || out != "" || !strings.Contains(errs, "no Earshot database in ") || !strings.Contains(errs, "--database-url or EARSHOT_DATABASE_URL") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, errs)
+		}
+	}
+	if ok, err := store.PostgresInstalled(context.Background(), dbURL); err != nil || ok {
+		t.Fatalf("after the refusals the database holds an installation: %v %v", ok, err)
+	}
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+		t.Fatalf("user create on an empty database: %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, env, "project", "create", "--owner", "a@example.com", "--name", "N"); code != 0 {
+		t.Fatalf("project create after user create: %d %s", code, errs)
 	}
 }

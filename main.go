@@ -549,6 +549,15 @@ func openStore(ctx context.Context, cfg *Config, create bool) (*store.Store, err
 		if err := checkDatabaseURL(cfg.DatabaseURL, "--database-url / EARSHOT_DATABASE_URL"); err != nil {
 			return nil, err
 		}
+		if !create {
+			ok, err := store.PostgresInstalled(ctx, cfg.DatabaseURL)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("no Earshot database in %s (check --database-url or EARSHOT_DATABASE_URL; \"earshot serve\", \"earshot user create\" or \"earshot migrate\" creates one)", store.RedactURL(cfg.DatabaseURL))
+			}
+		}
 		return store.OpenPostgres(ctx, cfg.DatabaseURL)
 	}
 	if !create {

@@ -25,12 +25,26 @@ const cursorKeyName = "cursor_hmac_v1"
 // loadCursorKey reads (or creates) the installation's cursor key. A
 // database that cannot give one (read-only) gets a random key for this
 // process: cursors then do not outlive it, but stay unforgeable.
-func (s *Service) loadCursorKey() []byte {
+func (s *Service) loadCursorKey() []byte { return s.loadInstallationKey(cursorKeyName, "cursors") }
+
+// formStateKeyName names the key that seals the dashboard's
+// Post/Redirect/Get state (ui/prg.go) into a cookie. Every process on one
+// database reads the same key, so the GET after a form's POST may land on
+// any of them.
+const formStateKeyName = "form_state_aead_v1"
+
+// FormStateKey returns the installation's 32-byte key for sealing the
+// dashboard's Post/Redirect/Get state (AES-256-GCM in ui/prg.go).
+func (s *Service) FormStateKey() []byte { return s.formKey }
+
+// loadInstallationKey reads (or creates) a 32-byte installation key; on a
+// database that cannot give one, a random key for this process.
+func (s *Service) loadInstallationKey(name, what string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	key, err := s.Store.InstallationSecret(ctx, cursorKeyName, 32)
-	if err != nil || len(key) < 16 {
-		s.Log.Warn("cursor key not stored; cursors will not survive a restart", "err", err)
+	key, err := s.Store.InstallationSecret(ctx, name, 32)
+	if err != nil || len(key) != 32 {
+		s.Log.Warn("installation key not stored; "+what+" will not survive a restart or reach another process", "key", name, "err", err)
 		key = make([]byte, 32)
 		rand.Read(key)
 	}

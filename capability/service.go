@@ -42,6 +42,7 @@ type Service struct {
 	keyTouched sync.Map // key id → time of the last recorded use
 	logins     loginGuard
 	cursorKey  []byte // this installation's cursor signing key (cursor.go)
+	formKey    []byte // seals the dashboard's form state (cursor.go, ui/prg.go)
 }
 
 // New builds the service and its catalogue.
@@ -60,6 +61,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	}
 	s := &Service{Store: st, Config: cfg, Log: log}
 	s.cursorKey = s.loadCursorKey()
+	s.formKey = s.loadInstallationKey(formStateKeyName, "dashboard form state")
 	for _, group := range [][]*Capability{
 		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
 		s.mentionCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),

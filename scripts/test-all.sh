@@ -94,6 +94,11 @@ if [ "${PG_TESTS:-1}" != 0 ]; then
     "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/psql" "$PG_URL" -qc 'CREATE DATABASE e2e_mcp'
     EARSHOT_DATABASE_URL="postgres://earshot@127.0.0.1:$PG_PORT/e2e_mcp?sslmode=disable" e2e/mcp/run.sh
   fi
+  if [ -x e2e/browser/run.sh ]; then
+    step "e2e/browser/run.sh on PostgreSQL"
+    "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/psql" "$PG_URL" -qc 'CREATE DATABASE e2e_browser'
+    EARSHOT_DATABASE_URL="postgres://earshot@127.0.0.1:$PG_PORT/e2e_browser?sslmode=disable" e2e/browser/run.sh
+  fi
 fi
 
 step "all tests passed"

@@ -416,6 +416,25 @@ func TestSessionTenancyOnProjects(t *testing.T) {
 	e.do("GET", "/api/v1/projects/"+e.projA.ID, e.sessionA, nil).ok()
 }
 
+// A failed check is a 503 that names the check, not its error: /healthz
+// answers anyone, and a PostgreSQL connection error names the database's
+// host, port, user and database (the log has it).
+func TestHealthFailureHidesTheError(t *testing.T) {
+	e := newEnv(t)
+	e.st.Close()
+	r := e.do("GET", "/healthz", "", nil)
+	if r.status != 503 {
+		t.Fatalf("healthz on a closed store: %d %s", r.status, r.raw)
+	}
+	c, _ := r.body["checks"].(map[string]any)
+	if r.body["status"] != "unavailable" || c["database"] != "failed" {
+		t.Fatalf("healthz on a closed store: %s", r.raw)
+	}
+	if strings.Contains(string(r.raw), "closed") {
+		t.Fatalf("healthz shows the error: %s", r.raw)
+	}
+}
+
 func TestHealthAndMetrics(t *testing.T) {
 	e := newEnv(t)
 	h := e.do("GET", "/healthz", "", nil).ok()

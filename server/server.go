@@ -245,12 +245,24 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	defer cancel()
 	h := s.svc.Health(ctx)
 	status, code := "ok", http.StatusOK
+	checks := h.Checks
 	if !h.OK {
 		status, code = "unavailable", http.StatusServiceUnavailable
+		// /healthz answers anyone: a failed check says "failed", and its
+		// error (on PostgreSQL the database's host, port, user and name)
+		// goes to the log only.
+		checks = make(map[string]string, len(h.Checks))
+		for k, v := range h.Checks {
+			if v != "ok" && v != "pending" {
+				s.log.Warn("health check failed", "check", k, "err", v)
+				v = "failed"
+			}
+			checks[k] = v
+		}
 	}
 	// The backend is named so that a load balancer's or an operator's
 	// check shows which store a process runs on ("sqlite" or "postgres").
-	body := map[string]any{"status": status, "checks": h.Checks, "api_version": capability.APIVersion, "backend": h.Backend}
+	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion, "backend": h.Backend}
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.

@@ -128,6 +128,20 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
 	s := &Store{r: db, w: db, pg: true, path: redactURL(url)}
+	// current_schema() is NULL when no schema of search_path exists (a URL
+	// naming a new schema, ?search_path=earshot2, that nobody created):
+	// say so, instead of failing on the NULL below.
+	var schema sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	if !schema.Valid {
+		var sp string
+		_ = db.QueryRowContext(ctx, `SHOW search_path`).Scan(&sp)
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: no schema of the search_path %q exists in this database: create it first (CREATE SCHEMA name) or leave search_path out of the URL", sp)
+	}
 	if err := db.QueryRowContext(ctx, `SELECT hashtext('earshot:' || current_schema())::bigint * 2`).Scan(&s.lockKey); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
@@ -139,20 +153,50 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 	return s, nil
 }
 
+// PostgresInstalled reports whether the PostgreSQL database (the schema
+// its URL's search_path selects) holds an Earshot installation, without
+// creating anything: commands that do not start an installation refuse
+// an empty database, as they refuse a data dir without a database.
+func PostgresInstalled(ctx context.Context, url string) (bool, error) {
+	cn, err := newPGConnector(url)
+	if err != nil {
+		return false, fmt.Errorf("database URL: %w", err)
+	}
+	db := sql.OpenDB(cn)
+	defer db.Close()
+	var ok bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_version')`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	return ok, nil
+}
+
+// RedactURL is the database URL without its password, for messages.
+func RedactURL(url string) string { return redactURL(url) }
+
 // IsDatabaseURL reports whether v names a PostgreSQL database rather than
 // a data directory.
 func IsDatabaseURL(v string) bool {
 	return strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://")
 }
 
-// redactURL drops the password from a database URL, for logs and Path.
+// redactURL drops the password from a database URL, for logs and Path:
+// the userinfo's and a password query parameter's (libpq and pgx take
+// both). A URL that does not parse is not shown at all (it could hold a
+// password where this cannot find it).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+	if err != nil {
+		return "(unparsable database URL)"
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }

@@ -3,7 +3,9 @@
 # key with the CLI, seeds mentions, starts `earshot serve` and drives the
 # dashboard in real Chromium (playwright-core, test.mjs).
 #   npm ci --prefix e2e/browser && e2e/browser/run.sh
-# Env: SEED_N (mentions to seed, default 80), CHROMIUM (default /usr/bin/chromium), PORT.
+# Env: SEED_N (mentions to seed, default 80), CHROMIUM (default /usr/bin/chromium), PORT,
+# EARSHOT_DATABASE_URL (an empty PostgreSQL database: every earshot command
+# and the seeder use it instead of the data dir).
 set -euo pipefail
 # Hermetic: no collector or webhook may leave loopback (the monitor the test
 # creates fails its scans at once instead of contacting the platforms; the
@@ -14,6 +16,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 WORK=$(mktemp -d)
 DATA="$WORK/data"
+# Where the seeder writes: the PostgreSQL database when the run uses one.
+SEED_DATA="${EARSHOT_DATABASE_URL:-$DATA}"
 mkdir -p "$HERE/output"
 
 echo "building earshot and the seeder in $WORK"
@@ -28,7 +32,7 @@ if [ "${SEED_N:-80}" -ge 900 ]; then
   # Many seeded mentions use up the trial quota, and create_monitor would answer 402.
   "$E" project set-plan --data "$DATA" --project "$PROJECT_ID" --plan unlimited >/dev/null
 fi
-"$WORK/seed" --data "$DATA" --project "$PROJECT_ID" --n "${SEED_N:-80}"
+"$WORK/seed" --data "$SEED_DATA" --project "$PROJECT_ID" --n "${SEED_N:-80}"
 
 PORT=${PORT:-$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
 BASE="http://127.0.0.1:$PORT"
@@ -50,7 +54,7 @@ done
 curl -fsS "$BASE/healthz" >/dev/null
 
 status=0
-EARSHOT_URL="$BASE" EARSHOT_KEY="$API_KEY" EARSHOT_PROJECT="$PROJECT_ID" EARSHOT_DATA="$DATA" SEED_BIN="$WORK/seed" \
+EARSHOT_URL="$BASE" EARSHOT_KEY="$API_KEY" EARSHOT_PROJECT="$PROJECT_ID" EARSHOT_DATA="$SEED_DATA" SEED_BIN="$WORK/seed" \
   node "$HERE/test.mjs" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- serve log ---"
