@@ -356,14 +356,17 @@ func TestWorkerReceiverDownFailsThenMovesOn(t *testing.T) {
 
 func TestWorkerTimeoutRetries(t *testing.T) {
 	st, pid := testStore(t)
+	// The first answer comes long after the timeout; the second at once.
+	// The timeout leaves an immediate answer ample room on a loaded
+	// machine under -race (at 200 ms the retry itself timed out there).
 	rc := newReceiver(t, func(n int, r received, w http.ResponseWriter) {
 		if n == 1 {
-			time.Sleep(600 * time.Millisecond)
+			time.Sleep(2500 * time.Millisecond)
 		}
 	})
 	hook := addWebhook(t, st, pid, rc.URL)
 	mentionEvent(t, st, pid, map[string]any{"id": "m1"})
-	startWorker(t, st, WorkerConfig{Timeout: 200 * time.Millisecond})
+	startWorker(t, st, WorkerConfig{Timeout: time.Second})
 	waitFor(t, 10*time.Second, "delivered", func() bool { return statuses(deliveries(t, st, hook.ID)) == "delivered" })
 	if d := deliveries(t, st, hook.ID)[0]; d.Attempts != 2 {
 		t.Fatalf("delivery %+v", d)
