@@ -29,16 +29,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080",
-		PlanQuotas: map[string]int{"trial": 1000, "starter": 10000, "growth": 50000, "unlimited": 0}}, log)
-	replay := httptest.NewServer(replay.NewHandler())
-	defer replay.Close()
-
-	info, err := prepareDemo(ctx, svc, replay.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, replay, info := startDemo(t, ctx, st)
 	if info.Email != "demo@earshot.local" || len(info.Password) < 8 || !strings.HasPrefix(info.APIKey, "esk_") ||
 		info.ProjectID == "" || info.DashboardURL != "http://127.0.0.1:8080/" {
 		t.Errorf("demo info: %+v", info)
@@ -55,7 +46,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 
 	reg := collect.NewRegistry(collect.DemoConfig(replay.URL), replay.Client())
 	sched := collect.NewScheduler(st, reg, nil, collect.SchedulerConfig{Ledger: st.QuotaLedger(),
-		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
+		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	// The first scan is due at once: one round scans both monitors.
 	start := time.Now()
 	if n, err := sched.ScanDue(ctx); err != nil || n != 2 {
@@ -202,4 +193,21 @@ func checkDemoRelevance(t *testing.T, ms []*store.Mention) {
 	if own < 8 || irrelevant < 12 {
 		t.Errorf("the demo shows %d own posts and %d irrelevant ones; want at least 8 and 12", own, irrelevant)
 	}
+}
+
+// startDemo prepares the demo installation in st as `earshot demo` does:
+// the service with the demo's plans, a local replay server of the recorded
+// platform responses (closed when t ends), the demo user, project and key.
+func startDemo(t *testing.T, ctx context.Context, st *store.Store) (*capability.Service, *httptest.Server, *DemoInfo) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080",
+		PlanQuotas: map[string]int{"trial": 1000, "starter": 10000, "growth": 50000, "unlimited": 0}}, log)
+	replaySrv := httptest.NewServer(replay.NewHandler())
+	t.Cleanup(replaySrv.Close)
+	info, err := prepareDemo(ctx, svc, replaySrv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, replaySrv, info
 }

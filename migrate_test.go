@@ -15,7 +15,6 @@ import (
 
 	"earshot/capability"
 	"earshot/collect"
-	"earshot/internal/replay"
 	"earshot/metrics"
 	"earshot/server"
 	"earshot/store"
@@ -92,15 +91,8 @@ func TestMigrateToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	svc, replaySrv, info := startDemo(t, ctx, st)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := capability.New(st, capability.Config{BaseURL: "http://127.0.0.1:8080",
-		PlanQuotas: map[string]int{"trial": 1000, "starter": 10000, "growth": 50000, "unlimited": 0}}, log)
-	replaySrv := httptest.NewServer(replay.NewHandler())
-	defer replaySrv.Close()
-	info, err := prepareDemo(ctx, svc, replaySrv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoConfig(replaySrv.URL), replaySrv.Client()), nil,
 		collect.SchedulerConfig{Ledger: st.QuotaLedger(), Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if n, err := sched.ScanDue(ctx); err != nil || n == 0 {
