@@ -216,21 +216,79 @@ func (b *Bluesky) search(ctx context.Context, term string, since, now time.Time)
 	}
 	v.Set("until", now.Add(time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
 	v.Set("limit", fmt.Sprint(bskySearchLimit))
-	var out []Post
-	for page := 0; page < b.cfg.MaxPages; page++ {
+	return b.readPages(ctx, v, since, func(ctx context.Context, v url.Values) (bskyPage, error) {
 		var p struct {
 			Cursor string          `json:"cursor"`
 			Posts  *[]bskyPostView `json:"posts"`
 		}
 		hdr, err := b.xrpc(ctx, "app.bsky.feed.searchPosts", v, &p)
 		if err != nil {
-			return nil, err
+			return bskyPage{}, err
 		}
 		if p.Posts == nil {
-			return nil, fmt.Errorf("bluesky: %w: searchPosts without \"posts\"", errMalformed)
+			return bskyPage{}, fmt.Errorf("bluesky: %w: searchPosts without \"posts\"", errMalformed)
+		}
+		return bskyPage{views: *p.Posts, items: len(*p.Posts), cursor: p.Cursor, hdr: hdr}, nil
+	})
+}
+
+// authorFeed reads the posts of one account (handle or DID), reposts left
+// out, newest first until posts older than since.
+func (b *Bluesky) authorFeed(ctx context.Context, actor string, since time.Time) ([]Post, error) {
+	v := url.Values{}
+	v.Set("actor", actor)
+	v.Set("limit", fmt.Sprint(bskyFeedLimit))
+	v.Set("filter", "posts_with_replies")
+	return b.readPages(ctx, v, since, func(ctx context.Context, v url.Values) (bskyPage, error) {
+		var p struct {
+			Cursor string `json:"cursor"`
+			Feed   *[]struct {
+				Post   bskyPostView    `json:"post"`
+				Reason json.RawMessage `json:"reason"`
+			} `json:"feed"`
+		}
+		hdr, err := b.xrpc(ctx, "app.bsky.feed.getAuthorFeed", v, &p)
+		if err != nil {
+			return bskyPage{}, err
+		}
+		if p.Feed == nil {
+			return bskyPage{}, fmt.Errorf("bluesky: %w: getAuthorFeed without \"feed\"", errMalformed)
+		}
+		pg := bskyPage{items: len(*p.Feed), cursor: p.Cursor, hdr: hdr}
+		for _, item := range *p.Feed {
+			if len(item.Reason) > 0 && string(item.Reason) != "null" {
+				continue // a repost (or a pin): not this account's new post
+			}
+			pg.views = append(pg.views, item.Post)
+		}
+		return pg, nil
+	})
+}
+
+// bskyPage is one page of a post list: the posts it holds (reposts left
+// out), how many items it held in all, the next cursor and the response
+// headers (rate-limit budget).
+type bskyPage struct {
+	views  []bskyPostView
+	items  int
+	cursor string
+	hdr    http.Header
+}
+
+// readPages follows a post list's cursor, newest first, for at most
+// MaxPages pages: it stops at an empty or last page, a repeated cursor or
+// the first post older than since, and waits for the rate-limit budget
+// between pages. searchPosts and getAuthorFeed differ only in fetch.
+func (b *Bluesky) readPages(ctx context.Context, v url.Values, since time.Time,
+	fetch func(context.Context, url.Values) (bskyPage, error)) ([]Post, error) {
+	var out []Post
+	for page := 0; page < b.cfg.MaxPages; page++ {
+		pg, err := fetch(ctx, v)
+		if err != nil {
+			return nil, err
 		}
 		older := false
-		for _, pv := range *p.Posts {
+		for _, pv := range pg.views {
 			post, err := pv.post()
 			if err != nil {
 				return nil, err
@@ -241,62 +299,13 @@ func (b *Bluesky) search(ctx context.Context, term string, since, now time.Time)
 			}
 			out = append(out, post)
 		}
-		if p.Cursor == "" || len(*p.Posts) == 0 || older || p.Cursor == v.Get("cursor") {
+		if pg.cursor == "" || pg.items == 0 || older || pg.cursor == v.Get("cursor") {
 			break
 		}
-		if err := b.waitForBudget(ctx, hdr); err != nil {
+		if err := b.waitForBudget(ctx, pg.hdr); err != nil {
 			return nil, err
 		}
-		v.Set("cursor", p.Cursor)
-	}
-	return out, nil
-}
-
-// authorFeed reads the posts of one account (handle or DID), reposts left
-// out, newest first until posts older than since.
-func (b *Bluesky) authorFeed(ctx context.Context, actor string, since time.Time) ([]Post, error) {
-	v := url.Values{}
-	v.Set("actor", actor)
-	v.Set("limit", fmt.Sprint(bskyFeedLimit))
-	v.Set("filter", "posts_with_replies")
-	var out []Post
-	for page := 0; page < b.cfg.MaxPages; page++ {
-		var p struct {
-			Cursor string `json:"cursor"`
-			Feed   *[]struct {
-				Post   bskyPostView    `json:"post"`
-				Reason json.RawMessage `json:"reason"`
-			} `json:"feed"`
-		}
-		hdr, err := b.xrpc(ctx, "app.bsky.feed.getAuthorFeed", v, &p)
-		if err != nil {
-			return nil, err
-		}
-		if p.Feed == nil {
-			return nil, fmt.Errorf("bluesky: %w: getAuthorFeed without \"feed\"", errMalformed)
-		}
-		older := false
-		for _, item := range *p.Feed {
-			if len(item.Reason) > 0 && string(item.Reason) != "null" {
-				continue // a repost (or a pin): not this account's new post
-			}
-			post, err := item.Post.post()
-			if err != nil {
-				return nil, err
-			}
-			if post.PublishedAt.Before(since) {
-				older = true
-				continue
-			}
-			out = append(out, post)
-		}
-		if p.Cursor == "" || len(*p.Feed) == 0 || older || p.Cursor == v.Get("cursor") {
-			break
-		}
-		if err := b.waitForBudget(ctx, hdr); err != nil {
-			return nil, err
-		}
-		v.Set("cursor", p.Cursor)
+		v.Set("cursor", pg.cursor)
 	}
 	return out, nil
 }
