@@ -9,24 +9,49 @@ import (
 // openTest opens an empty store for this package's internal tests on the
 // backend of the test run (see package storetest, which the internal tests
 // cannot import).
-func openTest(t testing.TB) *Store {
+func openTest(t testing.TB) *Store { return openTestN(t, 1)[0] }
+
+// openTestN opens one empty database through n stores, as n processes
+// would: on PostgreSQL n pools on one fresh schema, on SQLite n handles on
+// one file. Each is closed when t ends.
+func openTestN(t testing.TB, n int) []*Store {
 	t.Helper()
 	ctx := context.Background()
-	var st *Store
-	var err error
+	var open func() (*Store, error)
 	if base := os.Getenv("EARSHOT_TEST_DATABASE_URL"); base != "" {
-		u, drop, serr := NewSchema(ctx, base, "t_")
-		if serr != nil {
-			t.Fatal(serr)
+		u, drop, err := NewSchema(ctx, base, "t_")
+		if err != nil {
+			t.Fatal(err)
 		}
 		t.Cleanup(func() { drop() })
-		st, err = OpenPostgres(ctx, u)
+		open = func() (*Store, error) { return OpenPostgres(ctx, u) }
 	} else {
-		st, err = Open(ctx, t.TempDir())
+		dir := t.TempDir()
+		open = func() (*Store, error) { return Open(ctx, dir) }
 	}
+	sts := make([]*Store, n)
+	for i := range sts {
+		st, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		sts[i] = st
+	}
+	return sts
+}
+
+// testProject creates a user and a project of theirs named name.
+func testProject(t testing.TB, st *Store, name string) *Project {
+	t.Helper()
+	ctx := context.Background()
+	u, err := st.CreateUser(ctx, name+"@example.com", "x", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	p, err := st.CreateProject(ctx, u.ID, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

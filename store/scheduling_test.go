@@ -10,17 +10,8 @@ import (
 
 func schedFixture(t *testing.T) (*Store, *Project) {
 	t.Helper()
-	ctx := context.Background()
 	st := openTest(t)
-	u, err := st.CreateUser(ctx, "sched@example.com", "x", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := st.CreateProject(ctx, u.ID, "Sched", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, p
+	return st, testProject(t, st, "Sched")
 }
 
 func schedMonitor(t *testing.T, st *Store, projectID, name string) *Monitor {

@@ -17,29 +17,7 @@ import (
 
 // openShared opens one empty database through two stores.
 func openShared(t *testing.T) (*Store, *Store) {
-	t.Helper()
-	ctx := context.Background()
-	var open func() (*Store, error)
-	if base := os.Getenv("EARSHOT_TEST_DATABASE_URL"); base != "" {
-		u, drop, err := NewSchema(ctx, base, "t_")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { drop() })
-		open = func() (*Store, error) { return OpenPostgres(ctx, u) }
-	} else {
-		dir := t.TempDir()
-		open = func() (*Store, error) { return Open(ctx, dir) }
-	}
-	var sts [2]*Store
-	for i := range sts {
-		st, err := open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		sts[i] = st
-	}
+	sts := openTestN(t, 2)
 	return sts[0], sts[1]
 }
 
@@ -50,14 +28,7 @@ func openShared(t *testing.T) (*Store, *Store) {
 func TestSharedMonitorLeases(t *testing.T) {
 	ctx := context.Background()
 	a, b := openShared(t)
-	u, err := a.CreateUser(ctx, "shared@example.com", "x", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := a.CreateProject(ctx, u.ID, "Shared", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testProject(t, a, "Shared")
 	const n = 30
 	for i := range n {
 		schedMonitor(t, a, p.ID, fmt.Sprint("m", i))
@@ -130,14 +101,7 @@ func TestSharedMonitorLeases(t *testing.T) {
 func TestSharedDeliveries(t *testing.T) {
 	ctx := context.Background()
 	a, b := openShared(t)
-	u, err := a.CreateUser(ctx, "shared@example.com", "x", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := a.CreateProject(ctx, u.ID, "Shared", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testProject(t, a, "Shared")
 	var hooks []string
 	for i := range 8 {
 		w := &Webhook{ProjectID: p.ID, URL: fmt.Sprintf("https://example.com/hook%d", i), Events: []string{"mention.created"}, Active: true, Secret: "whsec_AAAA"}
