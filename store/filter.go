@@ -205,11 +205,7 @@ func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 		add(`m.category <> ?`, f.NotCategory)
 	}
 	if f.OwnBrand {
-		if pg {
-			add(ownBrandLinkPG)
-		} else {
-			add(ownBrandLink)
-		}
+		add(ownBrandLink(pg))
 	}
 	if f.PublicVisibility != "" {
 		add(`m.public_visibility = ?`, f.PublicVisibility)
