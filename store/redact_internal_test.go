@@ -15,12 +15,12 @@ func TestRedactURLHidesEveryPassword(t *testing.T) {
 		"postgresql://earshot:topsecret1@db/earshot?password=topsecret1",
 		"postgres://earshot:topsecret1@[::1/earshot", // does not parse
 	} {
-		got := redactURL(in)
+		got := RedactURL(in)
 		if strings.Contains(got, "topsecret1") {
-			t.Errorf("redactURL(%q) = %q: the password is shown", in, got)
+			t.Errorf("RedactURL(%q) = %q: the password is shown", in, got)
 		}
 	}
-	if got := redactURL("postgres://earshot@db:5432/earshot?sslmode=disable"); got != "postgres://earshot@db:5432/earshot?sslmode=disable" {
+	if got := RedactURL("postgres://earshot@db:5432/earshot?sslmode=disable"); got != "postgres://earshot@db:5432/earshot?sslmode=disable" {
 		t.Errorf("a URL without a password changed: %q", got)
 	}
 }

@@ -127,7 +127,7 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
 	}
-	s := &Store{r: db, w: db, pg: true, path: redactURL(url)}
+	s := &Store{r: db, w: db, pg: true, path: RedactURL(url)}
 	// current_schema() is NULL when no schema of search_path exists (a URL
 	// naming a new schema, ?search_path=earshot2, that nobody created):
 	// say so, instead of failing on the NULL below.
@@ -171,20 +171,17 @@ func PostgresInstalled(ctx context.Context, url string) (bool, error) {
 	return ok, nil
 }
 
-// RedactURL is the database URL without its password, for messages.
-func RedactURL(url string) string { return redactURL(url) }
-
 // IsDatabaseURL reports whether v names a PostgreSQL database rather than
 // a data directory.
 func IsDatabaseURL(v string) bool {
 	return strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://")
 }
 
-// redactURL drops the password from a database URL, for logs and Path:
+// RedactURL drops the password from a database URL, for logs, messages and Path:
 // the userinfo's and a password query parameter's (libpq and pgx take
 // both). A URL that does not parse is not shown at all (it could hold a
 // password where this cannot find it).
-func redactURL(s string) string {
+func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unparsable database URL)"
