@@ -124,6 +124,63 @@ func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, 
 	return nil
 }
 
+// RenewMonitorLease extends owner's lease on a monitor it is scanning to
+// until (the scheduler's heartbeat). A monitor not nudged since its claim
+// keeps its next scan at the end of the lease, so it is still due at once
+// if the scanner dies. It returns ErrLeaseLost when owner no longer holds
+// the lease: another scheduler claimed it after it expired, or it was
+// released as a dead holder's. A lease that expired but was not taken is
+// still owner's (nobody else scanned the monitor meanwhile), so it renews.
+func (s *Store) RenewMonitorLease(ctx context.Context, monitorID, owner string, until time.Time) error {
+	u := FormatTime(until)
+	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
+		next_scan_at = CASE WHEN next_scan_at = lease_until THEN ?1 ELSE next_scan_at END, lease_until = ?1
+		WHERE id = ?2 AND lease_owner = ?3`, u, monitorID, owner)
+	if err != nil {
+		return fmt.Errorf("renewing lease of monitor %s: %w", monitorID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// MonitorLeaseOwners returns the distinct owners of monitor leases, live
+// or expired, so a scheduler can release those of holders it knows are
+// dead (ReleaseMonitorLeases).
+func (s *Store) MonitorLeaseOwners(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT lease_owner FROM monitors WHERE lease_owner IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("listing monitor lease owners: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, fmt.Errorf("listing monitor lease owners: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// ReleaseMonitorLeases frees every monitor lease of owner, a holder the
+// caller knows is dead (an earlier incarnation of a restarted process), and
+// makes those monitors due at now: their scans were cut short. It returns
+// how many it released. One statement: on PostgreSQL a concurrent claim
+// cannot see a half-released set (the rows are leased until it commits).
+func (s *Store) ReleaseMonitorLeases(ctx context.Context, owner string, now time.Time) (int64, error) {
+	ts := FormatTime(now)
+	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET lease_owner = NULL, lease_until = NULL,
+		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END
+		WHERE lease_owner = ?2`, ts, owner)
+	if err != nil {
+		return 0, fmt.Errorf("releasing monitor leases of %s: %w", owner, err)
+	}
+	return res.RowsAffected()
+}
+
 // NudgeMonitor makes a live monitor's next scan due now (a changed monitor
 // is scanned at once rather than at its next interval).
 func (s *Store) NudgeMonitor(ctx context.Context, id string) error {
