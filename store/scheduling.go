@@ -145,6 +145,21 @@ func (s *Store) RenewMonitorLease(ctx context.Context, monitorID, owner string, 
 	return nil
 }
 
+// MonitorLease returns who holds the monitor's lease and until when (""
+// and the zero time when nobody does).
+func (s *Store) MonitorLease(ctx context.Context, monitorID string) (owner string, until time.Time, err error) {
+	var o, u sql.NullString
+	if err := s.r.QueryRowContext(ctx, `SELECT lease_owner, lease_until FROM monitors WHERE id = ?`, monitorID).Scan(&o, &u); err != nil {
+		return "", time.Time{}, fmt.Errorf("reading lease of monitor %s: %w", monitorID, err)
+	}
+	if u.Valid {
+		if until, err = ParseTime(u.String); err != nil {
+			return "", time.Time{}, err
+		}
+	}
+	return o.String, until, nil
+}
+
 // MonitorLeaseOwners returns the distinct owners of monitor leases, live
 // or expired, so a scheduler can release those of holders it knows are
 // dead (ReleaseMonitorLeases).
