@@ -140,6 +140,10 @@ func NewScheduler(st *store.Store, reg *Registry, cls classify.Classifier, cfg S
 // (plus the 1 s poll).
 const DefaultScanLease = 45 * time.Second
 
+// reclaimEvery is how often Run looks for leases of dead holders on this
+// host (and at most every heartbeat).
+const reclaimEvery = 5 * time.Second
+
 // heartbeat is how often a running scan renews its lease: three renewals
 // per lease, so one or two that fail (a slow or briefly unreachable
 // database) do not lose it.
@@ -210,9 +214,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	slots := make(chan struct{}, s.cfg.Monitors)
 	var pruned, reclaimed time.Time
 	for {
-		// At start, then every heartbeat: an earlier run's scans (this
-		// process restarted after kill -9) resume at once.
-		if now := s.now(); now.Sub(reclaimed) >= s.heartbeat() {
+		// At start, then every few seconds: an earlier run's scans (this
+		// process restarted after kill -9) resume at once, and a killed
+		// sibling's on this host within seconds. One small query.
+		if now := s.now(); now.Sub(reclaimed) >= min(s.heartbeat(), reclaimEvery) {
 			reclaimed = now
 			s.reclaimDead(ctx)
 		}

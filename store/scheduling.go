@@ -22,10 +22,13 @@ import (
 //     which on PostgreSQL holds the per-schema advisory lock; the rows are
 //     read FOR UPDATE SKIP LOCKED), so two schedulers never claim one
 //     monitor. The lease is the scheduler's
-//     Lease, 15 minutes by default; a scan is cut off at 90% of it, so it
-//     never outlives its lease. A claimed monitor is due again at the end
-//     of its lease: a dead scheduler's monitors are taken over at most 15
-//     minutes after they were claimed (plus the 1 s poll).
+//     Lease, 45 s by default, renewed every third of it while the scan
+//     runs (RenewMonitorLease, the heartbeat); a scan whose renewal finds
+//     the lease taken stops. A claimed monitor is due again at the end of
+//     its lease: a dead scheduler's monitors are taken over at most 45 s
+//     after its last renewal (plus the 1 s poll), and at once by a
+//     scheduler that knows the holder is dead (same host, process gone:
+//     MonitorLeaseOwners, ReleaseMonitorLeases; see collect.ownerDead).
 //   - Webhook and alert deliveries: only a queue's head carries a lease
 //     (outbox.go). ClaimRun takes it with one conditional UPDATE (pending,
 //     due, lease absent or expired, still the head): on PostgreSQL the
