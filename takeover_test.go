@@ -188,7 +188,7 @@ func handLeasesAway(t *testing.T, cli map[string]string, owner string, at time.T
 		n += int(k)
 	}
 	got, err := st.ClaimDueMonitors(ctx, owner, at, collect.DefaultScanLease, 100)
-	if err != nil || len(got) != n {
+	if err != nil || len(got) < n {
 		t.Fatalf("handed %d of %d leases away: %v", len(got), n, err)
 	}
 }
