@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // deadPid is the pid of a process that has exited and been reaped.
@@ -181,4 +182,48 @@ func TestScanHeartbeatRenewsAndStopsOnLoss(t *testing.T) {
 	if rs, _ := f.st.RecentScans(ctx, m.ID, 10); len(rs) != 0 {
 		t.Errorf("the stopped scan recorded %d scans", len(rs))
 	}
+}
+
+// A scan whose renewals keep failing (its process cut off from the
+// database) stops before its lease can run out, rather than go on while
+// another scheduler may take the monitor.
+func TestScanStopsWhenRenewalsFail(t *testing.T) {
+	sts := storetest.OpenShared(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, err := sts[0].CreateUser(ctx, "owner@example.com", "x", "Owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sts[0].CreateProject(ctx, u.ID, "Acme", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{st: sts[0], project: p, userID: u.ID}
+	f.monitor(t, p.ID, nil)
+	started, stopped := make(chan struct{}), make(chan error, 1)
+	hn := &fakeCollector{source: "hn", fetch: func(fctx context.Context, q Query) (Batch, error) {
+		close(started)
+		<-fctx.Done()
+		stopped <- context.Cause(fctx)
+		return Batch{}, nil
+	}}
+	s := NewScheduler(sts[1], registryOf(hn), nil, SchedulerConfig{Owner: "scanner", Lease: 3 * time.Second}, quietLog(), nil)
+	done := make(chan struct{})
+	go func() { defer close(done); s.ScanDue(ctx) }()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("scan did not start")
+	}
+	sts[1].Close() // every renewal fails from now on
+	select {
+	case cause := <-stopped:
+		if !errors.Is(cause, store.ErrLeaseLost) {
+			t.Errorf("scan stopped by %v, want the lease given up", cause)
+		}
+	case <-ctx.Done():
+		t.Fatal("scan went on while its lease could not be renewed")
+	}
+	<-done
 }

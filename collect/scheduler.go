@@ -145,8 +145,9 @@ const DefaultScanLease = 45 * time.Second
 const reclaimEvery = 5 * time.Second
 
 // heartbeat is how often a running scan renews its lease: three renewals
-// per lease, so one or two that fail (a slow or briefly unreachable
-// database) do not lose it.
+// per lease, so one that fails (a slow or briefly unreachable database)
+// does not lose it, and after two in a row the scan stops a heartbeat
+// before the lease can run out.
 func (s *Scheduler) heartbeat() time.Duration { return s.cfg.Lease / 3 }
 
 // Pipeline returns the scheduler's pipeline.
@@ -311,10 +312,11 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 
 // keepLease renews the lease of the monitor being scanned every heartbeat
 // until the returned stop is called. When the lease is lost (another
-// scheduler took the monitor), or renewals have failed until it ran out,
-// it cancels the scan with store.ErrLeaseLost: a scan that is no longer
-// the monitor's only one stops writing (a post it already stored is not
-// stored twice either way: mentions are unique by source and id).
+// scheduler took the monitor), or renewals keep failing so that it would
+// run out before the next try, it cancels the scan with
+// store.ErrLeaseLost: a scan that is no longer the monitor's only one
+// stops writing (a post it already stored is not stored twice either way:
+// mentions are unique by project, source and id).
 func (s *Scheduler) keepLease(ctx context.Context, lose context.CancelCauseFunc, log *slog.Logger, monitorID string, claimed time.Time) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -341,8 +343,10 @@ func (s *Scheduler) keepLease(ctx context.Context, lose context.CancelCauseFunc,
 				return
 			case ctx.Err() != nil:
 				return
-			case !now.Before(held):
-				log.Warn("scan stopped: monitor lease ran out while it could not be renewed", "err", err)
+			case !now.Add(s.heartbeat()).Before(held):
+				// The lease would run out before the next try: stop now,
+				// before another scheduler may take the monitor.
+				log.Warn("scan stopped: monitor lease about to run out, renewals failing", "err", err)
 				lose(store.ErrLeaseLost)
 				return
 			default:
