@@ -2,13 +2,9 @@ package collect
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"time"
 
@@ -19,16 +15,24 @@ import (
 
 // SchedulerConfig tunes the scheduler; zero values take the defaults.
 type SchedulerConfig struct {
-	// Owner names this scheduler in monitor leases; default host:pid:random.
-	// Schedulers sharing a database must have different owners.
+	// Owner names this scheduler in monitor leases; default
+	// host:pid:start:random (see ownerDead). Schedulers sharing a database
+	// must have different owners.
 	Owner string
 	// Poll is how often due monitors are looked for (default 1s); Nudge
 	// looks at once.
 	Poll time.Duration
 	// Lease is how long a claimed monitor belongs to this scheduler
-	// (default 15m). A scan is cut off before its lease ends, so two
-	// schedulers never scan one monitor at once.
+	// without news from it (default 45s). A running scan renews it every
+	// third of it (the heartbeat), so it only runs out when the process
+	// died or lost the database: then another scheduler takes the monitor
+	// over at most Lease after the last renewal. A scan whose renewal finds
+	// the lease taken stops at once, so two schedulers never scan one
+	// monitor at once.
 	Lease time.Duration
+	// ScanTimeout cuts off a scan that takes longer (default 15m): a
+	// heartbeat keeps its lease, so something must end a scan that hangs.
+	ScanTimeout time.Duration
 	// Monitors scanned at once (default 4); PerSource fetches of one
 	// platform at once (default 2); Fetches at once overall (default 8).
 	Monitors  int
@@ -78,7 +82,10 @@ func NewScheduler(st *store.Store, reg *Registry, cls classify.Classifier, cfg S
 		cfg.Poll = time.Second
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 15 * time.Minute
+		cfg.Lease = DefaultScanLease
+	}
+	if cfg.ScanTimeout <= 0 {
+		cfg.ScanTimeout = 15 * time.Minute
 	}
 	if cfg.Monitors <= 0 {
 		cfg.Monitors = 4
@@ -127,12 +134,21 @@ func NewScheduler(st *store.Store, reg *Registry, cls classify.Classifier, cfg S
 	return s
 }
 
-func defaultOwner() string {
-	host, _ := os.Hostname()
-	b := make([]byte, 4)
-	crand.Read(b)
-	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
-}
+// DefaultScanLease is the scan lease when none is configured: renewed
+// every 15 s while a scan runs, it bounds the takeover of a dead process's
+// monitors by another host's scheduler to 45 s after its last renewal
+// (plus the 1 s poll).
+const DefaultScanLease = 45 * time.Second
+
+// reclaimEvery is how often Run looks for leases of dead holders on this
+// host (and at most every heartbeat).
+const reclaimEvery = 5 * time.Second
+
+// heartbeat is how often a running scan renews its lease: three renewals
+// per lease, so one that fails (a slow or briefly unreachable database)
+// does not lose it, and after two in a row the scan stops a heartbeat
+// before the lease can run out.
+func (s *Scheduler) heartbeat() time.Duration { return s.cfg.Lease / 3 }
 
 // Pipeline returns the scheduler's pipeline.
 func (s *Scheduler) Pipeline() *Pipeline { return s.pipe }
@@ -147,13 +163,45 @@ func (s *Scheduler) Nudge() {
 
 // MonitorChanged fits capability.Service.MonitorChanged: a created,
 // changed or re-activated monitor is scanned at once.
+// A monitor whose lease a dead process on this host holds is freed too, so
+// the change is scanned now rather than when the lease runs out.
 func (s *Scheduler) MonitorChanged(projectID, monitorID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.st.NudgeMonitor(ctx, monitorID); err != nil {
 		s.log.Warn("nudging monitor", "monitor_id", monitorID, "err", err)
 	}
+	s.reclaimDead(ctx)
 	s.Nudge()
+}
+
+// reclaimDead releases the monitor leases of holders known to be dead
+// (ownerDead: an earlier run of this process, or a killed process on this
+// host), so their monitors are due at once instead of when the leases run
+// out. Holders on other hosts are left to their leases' expiry.
+func (s *Scheduler) reclaimDead(ctx context.Context) {
+	owners, err := s.st.MonitorLeaseOwners(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("listing monitor leases", "err", err)
+		}
+		return
+	}
+	for _, o := range owners {
+		if !ownerDead(o, s.cfg.Owner) {
+			continue
+		}
+		n, err := s.st.ReleaseMonitorLeases(ctx, o, s.now())
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("releasing a dead holder's monitor leases", "owner", o, "err", err)
+			}
+			continue
+		}
+		if n > 0 {
+			s.log.Info("released a dead holder's monitor leases", "owner", o, "monitors", n)
+		}
+	}
 }
 
 // Run scans due monitors until ctx is done, then waits for the scans in
@@ -165,8 +213,15 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, s.cfg.Monitors)
-	var pruned time.Time
+	var pruned, reclaimed time.Time
 	for {
+		// At start, then every few seconds: an earlier run's scans (this
+		// process restarted after kill -9) resume at once, and a killed
+		// sibling's on this host within seconds. One small query.
+		if now := s.now(); now.Sub(reclaimed) >= min(s.heartbeat(), reclaimEvery) {
+			reclaimed = now
+			s.reclaimDead(ctx)
+		}
 		if free := cap(slots) - len(slots); free > 0 {
 			ms, err := s.st.ClaimDueMonitors(ctx, s.cfg.Owner, s.now(), s.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
@@ -216,8 +271,11 @@ func (s *Scheduler) ScanDue(ctx context.Context) (int, error) {
 func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 	start := s.now()
 	log := s.log.With("monitor_id", m.ID, "project_id", m.ProjectID)
-	sctx, cancel := context.WithTimeout(ctx, s.cfg.Lease-s.cfg.Lease/10)
+	lctx, lose := context.WithCancelCause(ctx)
+	defer lose(nil)
+	sctx, cancel := context.WithTimeout(lctx, s.cfg.ScanTimeout)
 	defer cancel()
+	stopBeat := s.keepLease(lctx, lose, log, m.ID, start)
 	next := s.nextScan(m, start)
 	states, err := s.st.SourceStates(sctx, m.ID)
 	if err != nil {
@@ -240,12 +298,63 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 		}
 		wg.Wait()
 	}
+	stopBeat()
+	if errors.Is(context.Cause(lctx), store.ErrLeaseLost) {
+		return // another scheduler has the monitor: its scan decides
+	}
 	if ctx.Err() != nil {
 		next = s.now() // shutting down: due again at once, for whoever runs next
 	}
 	if err := s.st.FinishMonitorScan(context.WithoutCancel(ctx), m.ID, s.cfg.Owner, next); err != nil {
 		log.Warn("releasing monitor", "err", err)
 	}
+}
+
+// keepLease renews the lease of the monitor being scanned every heartbeat
+// until the returned stop is called. When the lease is lost (another
+// scheduler took the monitor), or renewals keep failing so that it would
+// run out before the next try, it cancels the scan with
+// store.ErrLeaseLost: a scan that is no longer the monitor's only one
+// stops writing (a post it already stored is not stored twice either way:
+// mentions are unique by project, source and id).
+func (s *Scheduler) keepLease(ctx context.Context, lose context.CancelCauseFunc, log *slog.Logger, monitorID string, claimed time.Time) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(s.heartbeat())
+		defer t.Stop()
+		held := claimed.Add(s.cfg.Lease) // until when the lease is surely ours
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			now := s.now()
+			err := s.st.RenewMonitorLease(ctx, monitorID, s.cfg.Owner, now.Add(s.cfg.Lease))
+			switch {
+			case err == nil:
+				held = now.Add(s.cfg.Lease)
+			case errors.Is(err, store.ErrLeaseLost):
+				log.Warn("scan stopped: monitor lease taken over by another scheduler")
+				lose(store.ErrLeaseLost)
+				return
+			case ctx.Err() != nil:
+				return
+			case !now.Add(s.heartbeat()).Before(held):
+				// The lease would run out before the next try: stop now,
+				// before another scheduler may take the monitor.
+				log.Warn("scan stopped: monitor lease about to run out, renewals failing", "err", err)
+				lose(store.ErrLeaseLost)
+				return
+			default:
+				log.Warn("renewing monitor lease", "err", err)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
 
 // nextScan is start + the monitor's interval ± Jitter.

@@ -22,10 +22,13 @@ import (
 //     which on PostgreSQL holds the per-schema advisory lock; the rows are
 //     read FOR UPDATE SKIP LOCKED), so two schedulers never claim one
 //     monitor. The lease is the scheduler's
-//     Lease, 15 minutes by default; a scan is cut off at 90% of it, so it
-//     never outlives its lease. A claimed monitor is due again at the end
-//     of its lease: a dead scheduler's monitors are taken over at most 15
-//     minutes after they were claimed (plus the 1 s poll).
+//     Lease, 45 s by default, renewed every third of it while the scan
+//     runs (RenewMonitorLease, the heartbeat); a scan whose renewal finds
+//     the lease taken stops. A claimed monitor is due again at the end of
+//     its lease: a dead scheduler's monitors are taken over at most 45 s
+//     after its last renewal (plus the 1 s poll), and at once by a
+//     scheduler that knows the holder is dead (same host, process gone:
+//     MonitorLeaseOwners, ReleaseMonitorLeases; see collect.ownerDead).
 //   - Webhook and alert deliveries: only a queue's head carries a lease
 //     (outbox.go). ClaimRun takes it with one conditional UPDATE (pending,
 //     due, lease absent or expired, still the head): on PostgreSQL the
@@ -122,6 +125,78 @@ func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, 
 		return ErrLeaseLost
 	}
 	return nil
+}
+
+// RenewMonitorLease extends owner's lease on a monitor it is scanning to
+// until (the scheduler's heartbeat). A monitor not nudged since its claim
+// keeps its next scan at the end of the lease, so it is still due at once
+// if the scanner dies. It returns ErrLeaseLost when owner no longer holds
+// the lease: another scheduler claimed it after it expired, or it was
+// released as a dead holder's. A lease that expired but was not taken is
+// still owner's (nobody else scanned the monitor meanwhile), so it renews.
+func (s *Store) RenewMonitorLease(ctx context.Context, monitorID, owner string, until time.Time) error {
+	u := FormatTime(until)
+	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
+		next_scan_at = CASE WHEN next_scan_at = lease_until THEN ?1 ELSE next_scan_at END, lease_until = ?1
+		WHERE id = ?2 AND lease_owner = ?3`, u, monitorID, owner)
+	if err != nil {
+		return fmt.Errorf("renewing lease of monitor %s: %w", monitorID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// MonitorLease returns who holds the monitor's lease and until when (""
+// and the zero time when nobody does).
+func (s *Store) MonitorLease(ctx context.Context, monitorID string) (owner string, until time.Time, err error) {
+	var o, u sql.NullString
+	if err := s.r.QueryRowContext(ctx, `SELECT lease_owner, lease_until FROM monitors WHERE id = ?`, monitorID).Scan(&o, &u); err != nil {
+		return "", time.Time{}, fmt.Errorf("reading lease of monitor %s: %w", monitorID, err)
+	}
+	if u.Valid {
+		if until, err = ParseTime(u.String); err != nil {
+			return "", time.Time{}, err
+		}
+	}
+	return o.String, until, nil
+}
+
+// MonitorLeaseOwners returns the distinct owners of monitor leases, live
+// or expired, so a scheduler can release those of holders it knows are
+// dead (ReleaseMonitorLeases).
+func (s *Store) MonitorLeaseOwners(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT lease_owner FROM monitors WHERE lease_owner IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("listing monitor lease owners: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, fmt.Errorf("listing monitor lease owners: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// ReleaseMonitorLeases frees every monitor lease of owner, a holder the
+// caller knows is dead (an earlier incarnation of a restarted process), and
+// makes those monitors due at now: their scans were cut short. It returns
+// how many it released. One statement: on PostgreSQL a concurrent claim
+// cannot see a half-released set (the rows are leased until it commits).
+func (s *Store) ReleaseMonitorLeases(ctx context.Context, owner string, now time.Time) (int64, error) {
+	ts := FormatTime(now)
+	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET lease_owner = NULL, lease_until = NULL,
+		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END
+		WHERE lease_owner = ?2`, ts, owner)
+	if err != nil {
+		return 0, fmt.Errorf("releasing monitor leases of %s: %w", owner, err)
+	}
+	return res.RowsAffected()
 }
 
 // NudgeMonitor makes a live monitor's next scan due now (a changed monitor

@@ -203,3 +203,101 @@ func TestQuotaLedger(t *testing.T) {
 		t.Error("a spend of exactly the limit was refused")
 	}
 }
+
+// A running scan renews its lease (the heartbeat): the monitor stays its
+// owner's past the first lease's end, and a monitor not nudged keeps its
+// next scan at the lease's end. Once the renewals stop (a dead scanner),
+// another owner takes it over when the last renewal runs out, and the old
+// owner's next renewal reports the loss.
+func TestRenewMonitorLease(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	a := schedMonitor(t, st, p.ID, "a")
+	now := time.Now().Add(time.Second)
+	if got, err := st.ClaimDueMonitors(ctx, "one", now, 45*time.Second, 10); err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v %v", got, err)
+	}
+	// Renewed at +30 s and +60 s: at +75 s (past the first lease) it is
+	// still held.
+	for _, at := range []time.Duration{30 * time.Second, 60 * time.Second} {
+		if err := st.RenewMonitorLease(ctx, a.ID, "one", now.Add(at+45*time.Second)); err != nil {
+			t.Fatalf("renew at +%s: %v", at, err)
+		}
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "two", now.Add(75*time.Second), 45*time.Second, 10); len(got) != 0 {
+		t.Fatalf("a renewed lease was taken over")
+	}
+	// A non-owner cannot renew.
+	if err := st.RenewMonitorLease(ctx, a.ID, "two", now.Add(time.Hour)); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("renew by a non-owner: %v", err)
+	}
+	// The renewals stop: due again when the last one runs out (+105 s),
+	// not before.
+	if got, _ := st.ClaimDueMonitors(ctx, "two", now.Add(104*time.Second), 45*time.Second, 10); len(got) != 0 {
+		t.Fatalf("taken over before the renewed lease ran out")
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "two", now.Add(106*time.Second), 45*time.Second, 10); len(got) != 1 {
+		t.Fatalf("not taken over after the renewed lease ran out")
+	}
+	if err := st.RenewMonitorLease(ctx, a.ID, "one", now.Add(2*time.Minute)); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("renew after a takeover: %v", err)
+	}
+	if err := st.FinishMonitorScan(ctx, a.ID, "one", now.Add(time.Hour)); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("finish after a takeover: %v", err)
+	}
+	// A nudge during a renewed scan survives the renewals: due right
+	// after the scan.
+	if err := st.NudgeMonitor(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RenewMonitorLease(ctx, a.ID, "two", now.Add(3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishMonitorScan(ctx, a.ID, "two", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ClaimDueMonitors(ctx, "one", now.Add(110*time.Second), 45*time.Second, 10); len(got) != 1 {
+		t.Fatalf("monitor nudged during a renewed scan not due after it")
+	}
+}
+
+// A dead holder's leases (an earlier run of a restarted process) are
+// released at once, however long they had to run, and their monitors are
+// due now; another owner's leases are untouched.
+func TestReleaseMonitorLeases(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	dead1, dead2, live := schedMonitor(t, st, p.ID, "d1"), schedMonitor(t, st, p.ID, "d2"), schedMonitor(t, st, p.ID, "live")
+	now := time.Now().Add(time.Second)
+	got, err := st.ClaimDueMonitors(ctx, "dead", now, time.Hour, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim: %v %v", got, err)
+	}
+	if got, err := st.ClaimDueMonitors(ctx, "live", now, time.Hour, 10); err != nil || len(got) != 1 || got[0].ID != live.ID {
+		t.Fatalf("claim by live: %v %v", got, err)
+	}
+	owners, err := st.MonitorLeaseOwners(ctx)
+	if err != nil || len(owners) != 2 {
+		t.Fatalf("lease owners %v %v, want dead and live", owners, err)
+	}
+	if n, err := st.ReleaseMonitorLeases(ctx, "dead", now.Add(time.Second)); err != nil || n != 2 {
+		t.Fatalf("released %d, %v; want 2", n, err)
+	}
+	// Due at once (an hour before the lease would have run out), for
+	// anyone; the live owner's monitor is still its own.
+	got, err = st.ClaimDueMonitors(ctx, "restarted", now.Add(2*time.Second), time.Hour, 10)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("after release, claimed %v %v; want the dead holder's two", got, err)
+	}
+	for _, m := range got {
+		if m.ID != dead1.ID && m.ID != dead2.ID {
+			t.Errorf("claimed %s, a live holder's monitor", m.Name)
+		}
+	}
+	if err := st.RenewMonitorLease(ctx, live.ID, "live", now.Add(time.Hour)); err != nil {
+		t.Fatalf("live holder lost its lease: %v", err)
+	}
+	if owners, _ := st.MonitorLeaseOwners(ctx); len(owners) != 2 {
+		t.Fatalf("lease owners after release %v, want restarted and live", owners)
+	}
+}

@@ -59,8 +59,9 @@ type Config struct {
 	WebhookSchedule deliver.Schedule // EARSHOT_WEBHOOK_SCHEDULE
 	SMTPURL         string           // EARSHOT_SMTP_URL
 	// Leases, so the takeover time of a dead process's work (several
-	// processes on one PostgreSQL): EARSHOT_SCAN_LEASE (default 15m; a
-	// scan is cut off at 90% of it) and a webhook queue's 2 ×
+	// processes on one PostgreSQL): EARSHOT_SCAN_LEASE (default 45s,
+	// renewed every third of it while a scan runs; a restarted process
+	// reclaims its earlier run's leases at once) and a webhook queue's 2 ×
 	// EARSHOT_WEBHOOK_TIMEOUT + 10 s (default 40 s). 0 = the default.
 	ScanLease      time.Duration
 	WebhookTimeout time.Duration

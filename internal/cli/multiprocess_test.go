@@ -25,10 +25,13 @@ import (
 	"earshot/store/storetest"
 )
 
-// Leases of the two-process test: short, so that the survivor's takeover
-// fits in a test (serve's defaults: 15 min and 2 × 15 s + 10 s).
+// Leases of the two-process test: the scan lease is serve's default (45 s,
+// renewed while a scan runs; the survivor, on the same host, releases the
+// dead process's leases within 5 s anyway), the delivery lease short, so
+// that the survivor's takeover fits in a test (serve's default: 2 × 15 s +
+// 10 s).
 const (
-	mpScanLease      = 20 * time.Second
+	mpScanLease      = collect.DefaultScanLease
 	mpWebhookTimeout = 3 * time.Second
 	mpDeliveryLease  = 2*mpWebhookTimeout + 10*time.Second
 )
@@ -166,7 +169,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 
 	env := append(replayVars(replaySrv.URL), "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1",
 		"EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0", "EARSHOT_REPLAY=0",
-		"EARSHOT_SCAN_LEASE="+mpScanLease.String(), "EARSHOT_WEBHOOK_TIMEOUT="+mpWebhookTimeout.String())
+		"EARSHOT_WEBHOOK_TIMEOUT="+mpWebhookTimeout.String())
 	procA, baseA := startServeProcess(t, "serve-A", env)
 	_, baseB := startServeProcess(t, "serve-B", env)
 
