@@ -85,7 +85,7 @@ if [ "${PG_TESTS:-1}" != 0 ]; then
   # already ran the same code; this pass checks the SQL on the other engine.
   step "go test on PostgreSQL (store, capability, server, delivery, collectors, spikes, dashboard, CLI and the two-process test)"
   EARSHOT_TEST_DATABASE_URL="$PG_URL" go test -count=1 -timeout 20m \
-    ./store/... ./capability ./server ./deliver ./collect ./spike ./ui .
+    ./store/... ./capability ./server ./deliver ./collect ./spike ./ui ./internal/cli
 
   # The MCP end-to-end check with its own database: every earshot command
   # it runs reads EARSHOT_DATABASE_URL.
