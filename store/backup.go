@@ -23,6 +23,9 @@ const BackupDirName = "backups"
 // milliseconds so that two backups of one second do not collide.
 const backupStamp = "20060102T150405.000Z"
 
+// BackupStampLayout is backupStamp for time.Parse.
+const BackupStampLayout = backupStamp
+
 // BackupStamp formats t as backup file names carry it.
 func BackupStamp(t time.Time) string { return t.UTC().Format(backupStamp) }
 
@@ -52,6 +55,23 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 	return s.backupTo(ctx, file)
 }
 
+// BackupDatabase copies the SQLite database in dir to file as Backup does,
+// without Open's schema check and migrations: a backup changes nothing,
+// so it works on a database of any version, even one newer than this
+// binary (the copy to take before trying a restore or a downgrade).
+func BackupDatabase(ctx context.Context, dir, file string) error {
+	if _, err := os.Lstat(file); err == nil {
+		return fmt.Errorf("backup: %s already exists", file)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: filepath.Join(dir, FileName)}).EscapedPath()+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return (&Store{r: db, w: db}).backupTo(ctx, file)
+}
+
 // backupTo writes the copy under a temporary name beside file and links it
 // to file only once complete, so a file of that name is always a whole
 // backup (a crash or a full disk leaves a *.partial behind, not a
@@ -75,11 +95,15 @@ func (s *Store) backupTo(ctx context.Context, file string) error {
 			os.Remove(tmp)
 		}
 	}()
-	_, err = s.r.ExecContext(ctx, `VACUUM INTO ?`, tmp)
-	if err != nil {
-		// query_only connections refuse VACUUM INTO on some builds; use the writer.
-		_, err = s.w.ExecContext(ctx, `VACUUM INTO ?`, tmp)
+	// VACUUM INTO only reads the database (one read transaction: a
+	// consistent snapshot), but the query_only readers refuse it. The
+	// checkpoint connection runs it, so that writers go on meanwhile (in WAL
+	// mode a reader does not block them); only checkpoints wait.
+	db := s.ck
+	if db == nil {
+		db = s.w
 	}
+	_, err = db.ExecContext(ctx, `VACUUM INTO ?`, tmp)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
