@@ -290,7 +290,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// nothing more happens here.
 	st := migrationStatus(applied, known)
 	if len(st.Unknown) > 0 {
-		return &SchemaTooNewError{Database: st.Applied, Known: st.Latest}
+		return &SchemaTooNewError{Database: st.Applied, Known: st.Latest, Postgres: s.pg}
 	}
 	if len(st.Pending) > 0 && len(applied) > 0 && s.backupDir != "" && !s.pg {
 		// The database already holds an installation (it has applied
@@ -419,6 +419,7 @@ func migrationStatus(applied map[int]bool, known []migrationFile) MigrationStatu
 type SchemaTooNewError struct {
 	Database int // the database's highest applied migration
 	Known    int // the highest migration this binary knows
+	Postgres bool
 }
 
 func (e *SchemaTooNewError) Error() string {

@@ -37,10 +37,15 @@ func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err := databaseExists(cfg.DataDir); err != nil {
 		return err
 	}
+	unlock, err := holdDataDir(&cfg, false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// No store.Open: a backup migrates nothing and reads any schema
 	// version, so the copy an operator takes before a downgrade or a
 	// restore works with whichever binary is at hand.
-	err := store.BackupDatabase(ctx, cfg.DataDir, *to)
+	err = store.BackupDatabase(ctx, cfg.DataDir, *to)
 	if store.IsReadOnly(err) {
 		return fmt.Errorf("the data dir %s is read-only for this user, and reading its database needs to write (the WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, store.FileName)
 	}
@@ -108,8 +113,12 @@ func schemaTooNew(err error) (string, bool) {
 	if !errors.As(err, &e) {
 		return "", false
 	}
-	return fmt.Sprintf("database schema is at migration %d but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade (earshot restore --from %s/earshot-pre-migration-…-to-%d-….db with the newer binary stopped)",
-		e.Database, Version, e.Known, store.BackupDirName, e.Database), true
+	how := fmt.Sprintf("earshot restore --from <data dir>/%s/earshot-pre-migration-…-to-%d-….db, with every newer earshot stopped", store.BackupDirName, e.Database)
+	if e.Postgres {
+		how = "pg_restore the dump taken before the upgrade, with every newer earshot stopped"
+	}
+	return fmt.Sprintf("database schema is at migration %d but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade (%s)",
+		e.Database, Version, e.Known, how), true
 }
 
 // holdDataDir takes the data dir's lock shared for a command that opens

@@ -65,6 +65,10 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("database schema is at migration 195 but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade", Version, latest)
+	hint := "(earshot restore --from <data dir>/backups/earshot-pre-migration-…-to-195-….db"
+	if dbURL != "" {
+		hint = "(pg_restore the dump taken before the upgrade"
+	}
 	for _, args := range [][]string{
 		{"serve", "--addr", "127.0.0.1:0"},
 		{"mcp", "--key", "esk_whatever"},
@@ -74,7 +78,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		{"key", "list", "--project", "p"},
 	} {
 		code, out, errs := runCLI(t, env, args...)
-		if code != 2 || out != "" || !strings.Contains(errs, want) {
+		if code != 2 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, hint) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args[:2], " "), code, out, errs)
 		}
 	}
