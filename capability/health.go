@@ -10,6 +10,14 @@ type Health struct {
 	Backend string            // the store's engine: "sqlite" or "postgres"
 }
 
+// The migrations check's answers besides "ok": migrations this binary
+// knows are not applied yet, or the database has migrations it does not
+// know (a newer earshot migrated it).
+const (
+	MigrationsPending = "pending"
+	MigrationsNewer   = "newer than this binary"
+)
+
 // Health checks that the database answers and its schema is current.
 func (s *Service) Health(ctx context.Context) Health {
 	h := Health{OK: true, Checks: map[string]string{}, Backend: s.Store.Backend()}
@@ -19,14 +27,20 @@ func (s *Service) Health(ctx context.Context) Health {
 		return h
 	}
 	h.Checks["database"] = "ok"
-	applied, latest, err := s.Store.SchemaVersion(ctx)
+	ms, err := s.Store.MigrationStatus(ctx)
 	switch {
 	case err != nil:
 		h.OK = false
 		h.Checks["migrations"] = err.Error()
-	case applied != latest:
+	case len(ms.Unknown) > 0:
+		// A newer binary migrated the database under this process (a
+		// shared PostgreSQL, or a second serve on the data dir): this one
+		// should be replaced, not waited for.
 		h.OK = false
-		h.Checks["migrations"] = "pending"
+		h.Checks["migrations"] = MigrationsNewer
+	case len(ms.Pending) > 0:
+		h.OK = false
+		h.Checks["migrations"] = MigrationsPending
 	default:
 		h.Checks["migrations"] = "ok"
 	}

@@ -253,7 +253,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		// goes to the log only.
 		checks = make(map[string]string, len(h.Checks))
 		for k, v := range h.Checks {
-			if v != "ok" && v != "pending" {
+			if v != "ok" && v != capability.MigrationsPending && v != capability.MigrationsNewer {
 				s.log.Warn("health check failed", "check", k, "err", v)
 				v = "failed"
 			}

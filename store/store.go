@@ -51,6 +51,11 @@ type Store struct {
 	// the schema, so installations in separate schemas do not share them.
 	lockKey int64
 
+	// backupDir is where SQLite's copy before migrating goes;
+	// preMigrationBackup is the file Open wrote there ("" when none).
+	backupDir          string
+	preMigrationBackup string
+
 	ingest  ingestQueue // concurrent IngestMentions share transactions
 	stories storyIndex  // recent mentions' story keys (story_index.go)
 }
@@ -73,6 +78,13 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	// A new database is the owner's alone (SQLite would create it 0644, and
+	// its -wal and -shm files take the database file's mode): it holds
+	// password hashes, sessions and API key hashes. An empty file is an
+	// empty SQLite database. An existing file keeps the mode it has.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)"
 	// The writer gets a larger page cache: ingest touches many index pages.
@@ -102,7 +114,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, err
 	}
 	ck.SetMaxOpenConns(1)
-	s := &Store{r: r, w: w, ck: ck, path: path}
+	s := &Store{r: r, w: w, ck: ck, path: path, backupDir: filepath.Join(dir, BackupDirName)}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -268,18 +280,32 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	files, glob := s.migrations()
-	names, err := fs.Glob(files, glob)
+	known, err := s.knownMigrations()
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := filepath.Base(name)
-		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: bad name", base)
+	// A version this binary has no file for was applied by a newer binary:
+	// running on that schema would half-work (queries on columns that
+	// changed meaning, writes that break what the newer binary expects), so
+	// nothing more happens here.
+	st := migrationStatus(applied, known)
+	if len(st.Unknown) > 0 {
+		return &SchemaTooNewError{Database: st.Applied, Known: st.Latest, Postgres: s.pg}
+	}
+	if len(st.Pending) > 0 && len(applied) > 0 && s.backupDir != "" && !s.pg {
+		// The database already holds an installation (it has applied
+		// migrations): a copy as it was, before anything changes, is what
+		// an operator restores if the new version must be rolled back.
+		name := fmt.Sprintf("earshot-pre-migration-%d-to-%d-%s.db", st.Applied, st.Latest, time.Now().UTC().Format(backupStamp))
+		file := filepath.Join(s.backupDir, name)
+		if err := s.backupTo(ctx, file); err != nil {
+			return fmt.Errorf("backup before migrating from %d to %d: %w (nothing was migrated)", st.Applied, st.Latest, err)
 		}
+		s.preMigrationBackup = file
+	}
+	files, _ := s.migrations()
+	for _, m := range known {
+		v, name, base := m.version, m.name, filepath.Base(m.name)
 		if applied[v] {
 			continue
 		}
@@ -303,37 +329,105 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // SchemaVersion returns the applied migration version and the latest known.
 func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err error) {
-	if err = s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&applied); err != nil {
-		return 0, 0, err
+	st, err := s.MigrationStatus(ctx)
+	return st.Applied, st.Latest, err
+}
+
+// MigrationStatus compares the database's applied migrations with the
+// ones this binary knows.
+type MigrationStatus struct {
+	Applied int   // the highest applied version (0: none)
+	Latest  int   // the highest version this binary knows
+	Pending []int // known and not applied yet
+	Unknown []int // applied and not known: written by a newer binary
+}
+
+// MigrationStatus reads the applied migrations (what /healthz reports: a
+// running process sees a newer binary migrate a shared database).
+func (s *Store) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT version FROM schema_version`)
+	if err != nil {
+		return MigrationStatus{}, err
 	}
-	files, glob := s.migrations()
-	names, _ := fs.Glob(files, glob)
-	for _, n := range names {
-		v, _ := strconv.Atoi(strings.SplitN(filepath.Base(n), "_", 2)[0])
-		latest = max(latest, v)
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return MigrationStatus{}, err
+		}
+		applied[v] = true
 	}
-	return applied, latest, nil
+	if err := rows.Err(); err != nil {
+		return MigrationStatus{}, err
+	}
+	known, err := s.knownMigrations()
+	if err != nil {
+		return MigrationStatus{}, err
+	}
+	return migrationStatus(applied, known), nil
+}
+
+type migrationFile struct {
+	version int
+	name    string // path in the embedded files
+}
+
+// knownMigrations lists the backend's migrations in order.
+func (s *Store) knownMigrations() ([]migrationFile, error) { return knownMigrations(s.pg) }
+
+func knownMigrations(pg bool) ([]migrationFile, error) {
+	files, glob := (&Store{pg: pg}).migrations()
+	names, err := fs.Glob(files, glob)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	out := make([]migrationFile, 0, len(names))
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: bad name", filepath.Base(name))
+		}
+		out = append(out, migrationFile{v, name})
+	}
+	return out, nil
+}
+
+func migrationStatus(applied map[int]bool, known []migrationFile) MigrationStatus {
+	var st MigrationStatus
+	isKnown := map[int]bool{}
+	for _, m := range known {
+		isKnown[m.version] = true
+		st.Latest = max(st.Latest, m.version)
+		if !applied[m.version] {
+			st.Pending = append(st.Pending, m.version)
+		}
+	}
+	for v := range applied {
+		st.Applied = max(st.Applied, v)
+		if !isKnown[v] {
+			st.Unknown = append(st.Unknown, v)
+		}
+	}
+	sort.Ints(st.Unknown)
+	return st
+}
+
+// SchemaTooNewError is Open's answer for a database a newer binary has
+// migrated: this binary does not know its schema and touches nothing.
+type SchemaTooNewError struct {
+	Database int // the database's highest applied migration
+	Known    int // the highest migration this binary knows
+	Postgres bool
+}
+
+func (e *SchemaTooNewError) Error() string {
+	return fmt.Sprintf("database schema is at migration %d but this earshot knows up to %d", e.Database, e.Known)
 }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.r.PingContext(ctx) }
-
-// Backup writes a consistent copy of the database to file (VACUUM INTO).
-// PostgreSQL has its own tools for that (pg_dump, base backups).
-func (s *Store) Backup(ctx context.Context, file string) error {
-	if s.pg {
-		return ErrBackupPostgres
-	}
-	if _, err := os.Stat(file); err == nil {
-		return fmt.Errorf("backup: %s already exists", file)
-	}
-	_, err := s.r.ExecContext(ctx, `VACUUM INTO ?`, file)
-	if err != nil {
-		// query_only connections refuse VACUUM INTO on some builds; use the writer.
-		_, err = s.w.ExecContext(ctx, `VACUUM INTO ?`, file)
-	}
-	return err
-}
 
 // RunCheckpointer copies committed WAL pages into the database file (a
 // PASSIVE checkpoint never blocks writers or readers) every interval, and
@@ -389,9 +483,6 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
-
-// ErrBackupPostgres is Backup's answer on PostgreSQL.
-var ErrBackupPostgres = errors.New("earshot backup copies SQLite databases; on PostgreSQL use pg_dump (e.g. pg_dump -Fc -f earshot.dump \"$EARSHOT_DATABASE_URL\") or your provider's backups")
 
 // IsBusy reports whether err is SQLite's busy/locked error.
 func IsBusy(err error) bool {

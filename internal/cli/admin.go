@@ -252,25 +252,3 @@ func cmdKeyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fmt.Fprintf(stdout, "revoked %s (%s…%s)\n", k.ID, k.Prefix, k.Last4)
 	return nil
 }
-
-func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	var cfg Config
-	fs := newFlags("backup", stderr, getenv, &cfg)
-	to := fs.String("to", "", "destination file (must not exist)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *to == "" {
-		return usagef("--to is required")
-	}
-	svc, closeFn, err := openService(ctx, &cfg, stderr)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	if err := svc.Store.Backup(ctx, *to); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "backup written to %s\n", *to)
-	return nil
-}

@@ -58,6 +58,7 @@ type Config struct {
 	Spikes          spikeSettings    // EARSHOT_SPIKE_*
 	WebhookSchedule deliver.Schedule // EARSHOT_WEBHOOK_SCHEDULE
 	SMTPURL         string           // EARSHOT_SMTP_URL
+	Backups         backupSettings   // EARSHOT_BACKUP_SCHEDULE, _KEEP, _DIR (backup.go)
 	// Leases, so the takeover time of a dead process's work (several
 	// processes on one PostgreSQL): EARSHOT_SCAN_LEASE (default 45s,
 	// renewed every third of it while a scan runs; a restarted process
@@ -87,7 +88,8 @@ var commands = []struct{ name, what, flags string }{
 	{"key create", "Issue an API key; prints it once", "--project ID [--scopes a,b|all] [--name N]"},
 	{"key list", "List a project's API keys", "--project ID"},
 	{"key revoke", "Revoke an API key", "--key-id ID"},
-	{"backup", "Write a consistent copy of the database", "--to FILE"},
+	{"backup", "Write a consistent copy of the database (0600; any schema\nversion, nothing is migrated)", "--to FILE"},
+	{"restore", "Put a backup back in place of the data dir's database (the\ncurrent one is kept aside); serve must be stopped", "--from FILE [--data DIR]"},
 	{"migrate", "Copy the data dir's SQLite database into an empty PostgreSQL\ndatabase (a consistent snapshot; safe while serve runs)", "--to postgres://… [--data DIR]"},
 	{"classify", "Classify JSON lines from stdin to stdout (no data dir)", "[--classifier builtin|ollama]"},
 	{"bench", "Performance report of the inbox on a generated history", "[--mentions N] [--other N]"},
@@ -233,6 +235,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdKeyRevoke(ctx, rest, stdout, stderr, getenv)
 	case "backup":
 		err = cmdBackup(ctx, rest, stdout, stderr, getenv)
+	case "restore":
+		err = cmdRestore(ctx, rest, stdout, stderr, getenv)
 	case "migrate":
 		err = cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "bench":
@@ -244,6 +248,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
+		}
+		if msg, ok := schemaTooNew(err); ok {
+			fmt.Fprintf(stderr, "earshot %s: %s\n", cmd, msg)
+			return 2
 		}
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -532,7 +540,14 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + envOr(cfg.Getenv, "EARSHOT_ADDR", "127.0.0.1:8080")
 	}
+	unlock, err := holdDataDir(cfg, create)
+	if err != nil {
+		return nil, nil, err
+	}
 	st, err := openStore(ctx, cfg, create)
+	if err != nil {
+		unlock()
+	}
 	if store.IsReadOnly(err) {
 		return nil, nil, fmt.Errorf("the data dir %s is read-only for this user, and opening its database needs to write (schema check, WAL index): make the data dir and %s writable, or run as the user that runs earshot serve", cfg.DataDir, store.FileName)
 	}
@@ -543,7 +558,8 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}, newLogger(stderr, cfg.LogLevel))
-	return svc, func() { st.Close() }, nil
+	logPreMigrationBackup(svc.Log, st)
+	return svc, func() { st.Close(); unlock() }, nil
 }
 
 // openStore opens the store the flags select: PostgreSQL at

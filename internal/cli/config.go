@@ -41,6 +41,9 @@ func readServeEnv(cfg *Config, getenv func(string) string) error {
 		}
 	}
 	cfg.SMTPURL = getenv("EARSHOT_SMTP_URL")
+	if cfg.Backups, err = backupConfig(getenv); err != nil {
+		return err
+	}
 	if cfg.ScanLease, err = envDuration(getenv, "EARSHOT_SCAN_LEASE", 5*time.Second); err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 // (user, project, key) lists its subcommands: exit 0 when asked for, 2 with
 // nothing or an unknown subcommand; every command refuses unknown flags.
 func TestHelpAndGroups(t *testing.T) {
-	contract := []string{"serve", "mcp", "demo", "user create", "project create", "key create", "key revoke", "key list", "backup", "classify", "version"}
+	contract := []string{"serve", "mcp", "demo", "user create", "project create", "key create", "key revoke", "key list", "backup", "restore", "classify", "version"}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
 		// Asked-for help is output: stdout, nothing on stderr.
 		code, out, errs := runCLI(t, nil, args...)

@@ -107,6 +107,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := readServeEnv(&cfg, getenv); err != nil {
 		return err // a bad setting stops serve before it listens
 	}
+	if demo {
+		cfg.Backups.Every = 0 // the demo's data is thrown away
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -306,6 +309,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	}
 
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
+	startScheduledBackups(b, bctx, cfg, svc.Store, log)
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := svc.Store.WarmStories(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("story index", "err", err) // the first ingest builds it then
