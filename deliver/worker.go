@@ -98,6 +98,9 @@ type Worker struct {
 	// stalled counts the lanes that are stalled (see stall): they are
 	// in lanes but not counted against Concurrency.
 	stalled atomic.Int32
+	// sending counts the lanes not stalled that are in the middle of an
+	// attempt: the recorder waits a little for their answers (see record).
+	sending atomic.Int32
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
@@ -742,6 +745,8 @@ func (lr *laneRun) send(ctx context.Context, j *store.Job) Result {
 	if ls.stalled.Load() {
 		return lr.r.send(ctx, j)
 	}
+	lr.w.sending.Add(1)
+	defer lr.w.sending.Add(-1)
 	ls.mu.Lock()
 	ls.sending = true
 	ls.mu.Unlock()
@@ -780,16 +785,23 @@ type recordReq struct {
 // recordMax bounds the attempts one recorder transaction writes.
 const recordMax = 256
 
-// record commits the outcomes of all lanes together (group commit): what
-// the lanes handed over while the previous commit ran goes in one
-// transaction, so ten busy webhooks cost one short write instead of ten.
-// Each lane waits for its outcome to be stored before its next send, so
-// no time window is needed to gather: the lanes arrive while the commit
-// they wait for runs. It returns when reqs is closed.
+// gatherWindow bounds how long the recorder waits for lanes in the
+// middle of an attempt before it commits what it has.
+const gatherWindow = time.Millisecond
+
+// record commits the outcomes of all lanes together (group commit), so ten
+// busy webhooks cost one short write instead of ten: what the lanes handed
+// over while the previous commit ran, and what lanes in the middle of an
+// attempt (on loopback, a fraction of a millisecond) hand over within
+// gatherWindow. Lanes waiting for a receiver that is slow (stalled) or
+// for nothing are not waited for. It returns when reqs is closed.
 func (w *Worker) record(reqs <-chan *recordReq) {
+	window := time.NewTimer(time.Hour)
+	window.Stop()
 	for r := range reqs {
 		group := []*recordReq{r}
 		n := len(r.rec.Attempts)
+		deadline := time.Now().Add(gatherWindow)
 	gather:
 		for n < recordMax {
 			select {
@@ -799,7 +811,23 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 				}
 				group = append(group, r)
 				n += len(r.rec.Attempts)
+				continue
 			default:
+			}
+			wait := time.Until(deadline)
+			if wait <= 0 || w.sending.Load() == 0 {
+				break
+			}
+			window.Reset(wait)
+			select {
+			case r, ok := <-reqs:
+				window.Stop()
+				if !ok {
+					break gather
+				}
+				group = append(group, r)
+				n += len(r.rec.Attempts)
+			case <-window.C:
 				break gather
 			}
 		}
