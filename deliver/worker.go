@@ -104,6 +104,8 @@ type Worker struct {
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
+	// recordAttempts is st.RecordAttempts; tests make it fail.
+	recordAttempts func(ctx context.Context, owner string, recs ...store.Record) error
 	email func(ctx context.Context, to, subject, body string) error
 
 	deliveries *metrics.Counter
@@ -151,6 +153,7 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 		writing: make(chan struct{}, 1),
 		now:     time.Now,
 	}
+	w.recordAttempts = st.RecordAttempts
 	w.email = func(ctx context.Context, to, subject, body string) error {
 		if w.cfg.SMTPURL == "" {
 			return errors.New("email alerts need EARSHOT_SMTP_URL")
@@ -835,9 +838,11 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 		for i, g := range group {
 			recs[i] = g.rec
 		}
-		// Not tied to Run's context: these sends already happened.
+		// Not tied to Run's context: these sends already happened. 10 s
+		// stays within the lanes' leases (at least Timeout + 10 s left
+		// after a send).
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := w.writer(func() error { return w.st.RecordAttempts(ctx, w.cfg.InstanceID, recs...) })
+		err := w.storeRecords(ctx, recs)
 		cancel()
 		at := time.Now()
 		for _, g := range group {
@@ -848,6 +853,29 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 			}
 			g.done <- err
 		}
+	}
+}
+
+// storeRecords stores the lanes' answers, trying again while ctx lasts
+// when a commit fails (the database busy past its timeout, or briefly
+// gone): an answer not stored means its delivery is sent again once the
+// lease expires.
+func (w *Worker) storeRecords(ctx context.Context, recs []store.Record) error {
+	backoff := 50 * time.Millisecond
+	for {
+		err := w.writer(func() error { return w.recordAttempts(ctx, w.cfg.InstanceID, recs...) })
+		if err == nil {
+			return nil
+		}
+		w.log.Warn("storing delivery answers failed, trying again", "err", err)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
 	}
 }
 
