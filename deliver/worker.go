@@ -106,7 +106,7 @@ type Worker struct {
 	onAck func(lag time.Duration) // tests and the benchmark
 	// recordAttempts is st.RecordAttempts; tests make it fail.
 	recordAttempts func(ctx context.Context, owner string, recs ...store.Record) error
-	email func(ctx context.Context, to, subject, body string) error
+	email          func(ctx context.Context, to, subject, body string) error
 
 	deliveries *metrics.Counter
 	lag        *metrics.Histogram
