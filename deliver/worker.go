@@ -35,8 +35,18 @@ type WorkerConfig struct {
 	// Timeout bounds one attempt; 0 means netguard.DefaultTimeout (15 s).
 	Timeout time.Duration
 	// Concurrency is how many webhooks and alerts are sent to at once (each
-	// one in order); 0 means 16.
+	// one in order) by lanes that are not stalled; 0 means 16.
 	Concurrency int
+	// StalledLanes is how many lanes may, on top of Concurrency, wait for
+	// receivers that are slow to answer (an attempt older than StallAfter)
+	// or failed the last time (a retry); 0 means 4 × Concurrency. Such a
+	// lane costs a socket and a goroutine, not a share of the CPU or the
+	// database, so receivers that hang cannot take the lanes healthy ones
+	// need (see stall).
+	StalledLanes int
+	// StallAfter is how long an attempt may wait for its receiver before
+	// its lane counts as stalled; 0 means 250 ms.
+	StallAfter time.Duration
 	// PollInterval is how often the outbox is checked for new events and
 	// due retries when nothing wakes the worker; 0 means 100 ms.
 	PollInterval time.Duration
@@ -48,6 +58,7 @@ type WorkerConfig struct {
 const (
 	defaultConcurrency  = 16
 	defaultPollInterval = 100 * time.Millisecond
+	defaultStallAfter   = 250 * time.Millisecond
 	// runLimit is how many consecutive deliveries of one webhook a lane
 	// claims at once; they go out one after the other. (Deliveries the
 	// fan-out hands to a running lane come on top, without a claim.)
@@ -55,10 +66,6 @@ const (
 	// dispatchBatch is how many events one fan-out handles (in
 	// transactions of at most 256 rows, see store.DispatchTo).
 	dispatchBatch = 256
-	// flushEvery bounds how long a lane keeps acknowledged deliveries in
-	// memory before handing them to the recorder.
-	flushEvery = 20 * time.Millisecond
-	flushMax   = 64
 )
 
 // Worker fans events out into deliveries and alert notifications and sends
@@ -86,11 +93,20 @@ type Worker struct {
 	// crowded: a due queue is waiting for a lane (all Concurrency are
 	// running). Lanes then end as soon as they run dry instead of
 	// lingering or taking more, so every queue gets its turn.
-	crowded atomic.Bool
+	// crowdedStalled is the same for a retry waiting for a stalled lane.
+	crowded, crowdedStalled atomic.Bool
+	// stalled counts the lanes that are stalled (see stall): they are
+	// in lanes but not counted against Concurrency.
+	stalled atomic.Int32
+	// sending counts the lanes not stalled that are in the middle of an
+	// attempt: the recorder waits a little for their answers (see record).
+	sending atomic.Int32
 
 	now   func() time.Time        // digest periods; tests move it
 	onAck func(lag time.Duration) // tests and the benchmark
-	email func(ctx context.Context, to, subject, body string) error
+	// recordAttempts is st.RecordAttempts; tests make it fail.
+	recordAttempts func(ctx context.Context, owner string, recs ...store.Record) error
+	email          func(ctx context.Context, to, subject, body string) error
 
 	deliveries *metrics.Counter
 	lag        *metrics.Histogram
@@ -110,6 +126,12 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = defaultConcurrency
+	}
+	if cfg.StalledLanes <= 0 {
+		cfg.StalledLanes = 4 * cfg.Concurrency
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = defaultStallAfter
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = defaultPollInterval
@@ -131,6 +153,7 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 		writing: make(chan struct{}, 1),
 		now:     time.Now,
 	}
+	w.recordAttempts = st.RecordAttempts
 	w.email = func(ctx context.Context, to, subject, body string) error {
 		if w.cfg.SMTPURL == "" {
 			return errors.New("email alerts need EARSHOT_SMTP_URL")
@@ -171,6 +194,10 @@ type laneState struct {
 	lastSeq  int64         // the last delivery the lane holds
 	reserved int           // fan-outs in progress that may hand off
 	notify   chan struct{} // (cap 1) jobs arrived or reserved dropped
+	sending  bool          // an attempt is in flight (see stall)
+	// stalled: counted among the stalled lanes, not against Concurrency;
+	// set once, by stall or when the lane starts on a retry.
+	stalled atomic.Bool
 }
 
 func newLaneState() *laneState {
@@ -187,11 +214,14 @@ func (ls *laneState) signal() {
 // Run works until ctx is cancelled, then waits for in-flight sends to
 // finish or time out, records them, and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
-	w.log.Info("delivery worker started", "schedule", w.cfg.Schedule.String(), "concurrency", w.cfg.Concurrency)
+	w.log.Info("delivery worker started", "schedule", w.cfg.Schedule.String(), "concurrency", w.cfg.Concurrency,
+		"stalled_lanes", w.cfg.StalledLanes)
 	w.lanes = map[lane]*laneState{}
-	w.done = make(chan lane, w.cfg.Concurrency)
+	// Every lane ends once and Run may be waiting for all of them (at
+	// shutdown): room for all, so a lane never blocks on its end.
+	w.done = make(chan lane, w.cfg.Concurrency+w.cfg.StalledLanes)
 	w.laneCtx = ctx
-	w.records = make(chan *recordReq, w.cfg.Concurrency)
+	w.records = make(chan *recordReq, w.cfg.Concurrency+w.cfg.StalledLanes)
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
@@ -229,12 +259,12 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.log.Info("delivery worker stopped")
 			return nil
 		case l := <-w.done:
-			delete(w.lanes, l)
+			w.endLane(l)
 		drain:
 			for {
 				select {
 				case l := <-w.done:
-					delete(w.lanes, l)
+					w.endLane(l)
 				default:
 					break drain
 				}
@@ -263,9 +293,61 @@ func (w *Worker) startLane(l lane, ls *laneState) {
 	}()
 }
 
+// endLane forgets a lane that ended (Run's goroutine only).
+func (w *Worker) endLane(l lane) {
+	if ls := w.lanes[l]; ls != nil && ls.stalled.Load() {
+		w.stalled.Add(-1)
+	}
+	delete(w.lanes, l)
+}
+
+// running is how many lanes count against Concurrency (Run's goroutine).
+func (w *Worker) running() int { return len(w.lanes) - int(w.stalled.Load()) }
+
+// reserveStalled takes a place among the stalled lanes if one is free.
+func (w *Worker) reserveStalled() bool {
+	for {
+		n := w.stalled.Load()
+		if int(n) >= w.cfg.StalledLanes {
+			return false
+		}
+		if w.stalled.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// stall moves a lane whose attempt has waited StallAfter for its receiver
+// to the stalled lanes, when one is free, and wakes Run to give its place
+// to a queue that waits. The queue stays in order (the lane goes on
+// sending it); only the count changes, so a receiver that hangs for the
+// whole timeout holds no lane a healthy receiver needs. It runs on the
+// attempt's timer.
+func (w *Worker) stall(ls *laneState) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if !ls.sending || ls.stalled.Load() || !w.reserveStalled() {
+		return
+	}
+	ls.stalled.Store(true)
+	w.Wake()
+}
+
+// crowdedFor reports whether a queue waits for the kind of lane ls is.
+func (w *Worker) crowdedFor(ls *laneState) bool {
+	if ls.stalled.Load() {
+		return w.crowdedStalled.Load()
+	}
+	return w.crowded.Load()
+}
+
 // startLanes starts a lane for every due queue not already being sent, up
 // to Concurrency, and returns how long until the next head falls due (0
-// when none is known).
+// when none is known). A queue whose head is a retry (its receiver failed
+// the last time: down, erroring, or hanging until the timeout) starts as a
+// stalled lane, up to StalledLanes, and never takes a lane of
+// Concurrency: receivers that keep failing wait for each other, not
+// healthy ones. (The retry schedule spaces their attempts out.)
 func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Duration, error) {
 	heads, err := w.st.Heads(ctx, kind)
 	if err != nil {
@@ -285,7 +367,7 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Durati
 	}
 	// The queue waiting longest goes first when lanes are scarce.
 	slices.SortStableFunc(heads, func(a, b store.Head) int { return strings.Compare(a.NextAttemptAt, b.NextAttemptAt) })
-	crowded := false
+	crowded, crowdedStalled := false, false
 	for _, h := range heads {
 		l := lane{kind, h.TargetID}
 		if w.lanes[l] != nil {
@@ -299,16 +381,30 @@ func (w *Worker) startLanes(ctx context.Context, kind store.Outbox) (time.Durati
 			soon(h.LeaseUntil) // another instance, or one that died
 			continue
 		}
-		if len(w.lanes) >= w.cfg.Concurrency {
+		ls := newLaneState()
+		switch {
+		case h.Attempts > 0:
+			if !w.reserveStalled() {
+				crowdedStalled = true
+				continue
+			}
+			ls.stalled.Store(true)
+		case w.running() >= w.cfg.Concurrency:
 			crowded = true
 			continue
 		}
-		w.startLane(l, newLaneState())
+		w.startLane(l, ls)
 	}
 	if kind == store.WebhookOutbox {
 		w.crowded.Store(crowded)
-	} else if crowded {
-		w.crowded.Store(true)
+		w.crowdedStalled.Store(crowdedStalled)
+	} else {
+		if crowded {
+			w.crowded.Store(true)
+		}
+		if crowdedStalled {
+			w.crowdedStalled.Store(true)
+		}
 	}
 	return next, nil
 }
@@ -337,7 +433,7 @@ func (h *handoff) take(webhookID string, lastPending int64) bool {
 		if lastPending != 0 {
 			return false
 		}
-		if len(h.w.lanes) >= h.w.cfg.Concurrency {
+		if h.w.running() >= h.w.cfg.Concurrency {
 			h.w.crowded.Store(true)
 			return false
 		}
@@ -348,7 +444,7 @@ func (h *handoff) take(webhookID string, lastPending int64) bool {
 		h.reserved = append(h.reserved, ls)
 		return true
 	}
-	if h.w.crowded.Load() {
+	if h.w.crowdedFor(ls) {
 		return false // the lane is to end and give its turn
 	}
 	ls.mu.Lock()
@@ -411,13 +507,12 @@ type laneRun struct {
 	r     *runSender
 	at    time.Time // when r was loaded
 	until time.Time // our lease on the head (the first job not yet recorded)
-	// Outcomes not yet handed to the recorder, and handed ones not yet
+	// The outcome not yet handed to the recorder, and handed ones not yet
 	// stored.
-	worked    bool // has sent something
-	batch     []store.Attempt
-	acked     []*store.Job
-	pending   []chan error
-	lastFlush time.Time
+	worked  bool // has sent something
+	batch   []store.Attempt
+	acked   []*store.Job
+	pending []chan error
 }
 
 // senderReload bounds how long a lane sends with a webhook's settings
@@ -428,7 +523,7 @@ const senderReload = time.Second
 // claimed from the database, until none is left (after lingering a while
 // for more, for webhooks), one fails, or ctx is cancelled.
 func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
-	lr := &laneRun{w: w, l: l, ls: ls, lastFlush: time.Now()}
+	lr := &laneRun{w: w, l: l, ls: ls}
 	var jobs []*store.Job
 	for {
 		if len(jobs) == 0 {
@@ -472,7 +567,7 @@ func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
 		lr.worked = true
 		// In-flight attempts finish (or time out) even when ctx ends.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
-		res := lr.r.send(sctx, j)
+		res := lr.send(sctx, j)
 		cancel()
 		at := time.Now()
 		a := w.attempt(j, res, at)
@@ -484,8 +579,18 @@ func (w *Worker) runLane(ctx context.Context, l lane, ls *laneState) error {
 			if len(jobs) == 0 {
 				jobs = lr.handedOff()
 			}
-			if len(jobs) > 0 && (len(lr.batch) >= flushMax || time.Since(lr.lastFlush) >= flushEvery) {
-				lr.submit(jobs[0])
+			// The answer is stored before the next send: after a crash,
+			// only a delivery whose answer was not stored yet, at most
+			// the one this lane has in flight, is sent again. (The
+			// recorder commits the lanes' outcomes together, so this
+			// costs a lane a commit's wait, not a commit each.)
+			var next *store.Job
+			if len(jobs) > 0 {
+				next = jobs[0]
+			}
+			lr.submit(next)
+			if err := lr.wait(); err != nil {
+				return lr.stop(jobs, err)
 			}
 			continue
 		}
@@ -549,7 +654,7 @@ func (lr *laneRun) next(ctx context.Context) ([]*store.Job, error) {
 			}
 			continue
 		}
-		if w.crowded.Load() && lr.worked {
+		if w.crowdedFor(ls) && lr.worked {
 			// Other queues wait for a lane: end now; what is left here
 			// is started again in its turn.
 			lingerUntil, claimed = time.Time{}, true
@@ -633,7 +738,28 @@ func (lr *laneRun) submit(next *store.Job) {
 	}
 	lr.w.records <- req
 	lr.pending = append(lr.pending, req.done)
-	lr.batch, lr.acked, lr.lastFlush = nil, nil, time.Now()
+	lr.batch, lr.acked = nil, nil
+}
+
+// send makes one attempt; when the receiver takes longer than StallAfter
+// to answer, the lane is stalled (see stall).
+func (lr *laneRun) send(ctx context.Context, j *store.Job) Result {
+	ls := lr.ls
+	if ls.stalled.Load() {
+		return lr.r.send(ctx, j)
+	}
+	lr.w.sending.Add(1)
+	defer lr.w.sending.Add(-1)
+	ls.mu.Lock()
+	ls.sending = true
+	ls.mu.Unlock()
+	t := time.AfterFunc(lr.w.cfg.StallAfter, func() { lr.w.stall(ls) })
+	res := lr.r.send(ctx, j)
+	t.Stop()
+	ls.mu.Lock()
+	ls.sending = false
+	ls.mu.Unlock()
+	return res
 }
 
 // wait returns once every submitted outcome is stored.
@@ -662,23 +788,23 @@ type recordReq struct {
 // recordMax bounds the attempts one recorder transaction writes.
 const recordMax = 256
 
-// recordWindow is how long the recorder gathers batches before a commit.
-// Every commit writes each page it touched again; lanes flush every
-// flushEvery, so without a window ten lanes meant hundreds of commits a
-// second, each rewriting the same few pages.
-const recordWindow = 10 * time.Millisecond
+// gatherWindow bounds how long the recorder waits for lanes in the
+// middle of an attempt before it commits what it has.
+const gatherWindow = time.Millisecond
 
-// record commits the batches of all lanes together: the batches that
-// arrive within recordWindow of the first (and while a commit runs) go in
-// one transaction, so ten busy webhooks cost one short write instead of
-// ten. It returns when reqs is closed.
+// record commits the outcomes of all lanes together (group commit), so ten
+// busy webhooks cost one short write instead of ten: what the lanes handed
+// over while the previous commit ran, and what lanes in the middle of an
+// attempt (on loopback, a fraction of a millisecond) hand over within
+// gatherWindow. Lanes waiting for a receiver that is slow (stalled) or
+// for nothing are not waited for. It returns when reqs is closed.
 func (w *Worker) record(reqs <-chan *recordReq) {
-	window := time.NewTimer(0)
-	<-window.C
+	window := time.NewTimer(time.Hour)
+	window.Stop()
 	for r := range reqs {
 		group := []*recordReq{r}
 		n := len(r.rec.Attempts)
-		window.Reset(recordWindow)
+		deadline := time.Now().Add(gatherWindow)
 	gather:
 		for n < recordMax {
 			select {
@@ -688,23 +814,35 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 				}
 				group = append(group, r)
 				n += len(r.rec.Attempts)
+				continue
+			default:
+			}
+			wait := time.Until(deadline)
+			if wait <= 0 || w.sending.Load() == 0 {
+				break
+			}
+			window.Reset(wait)
+			select {
+			case r, ok := <-reqs:
+				window.Stop()
+				if !ok {
+					break gather
+				}
+				group = append(group, r)
+				n += len(r.rec.Attempts)
 			case <-window.C:
 				break gather
-			}
-		}
-		if !window.Stop() {
-			select {
-			case <-window.C:
-			default:
 			}
 		}
 		recs := make([]store.Record, len(group))
 		for i, g := range group {
 			recs[i] = g.rec
 		}
-		// Not tied to Run's context: these sends already happened.
+		// Not tied to Run's context: these sends already happened. 10 s
+		// stays within the lanes' leases (at least Timeout + 10 s left
+		// after a send).
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := w.writer(func() error { return w.st.RecordAttempts(ctx, w.cfg.InstanceID, recs...) })
+		err := w.storeRecords(ctx, recs)
 		cancel()
 		at := time.Now()
 		for _, g := range group {
@@ -715,6 +853,29 @@ func (w *Worker) record(reqs <-chan *recordReq) {
 			}
 			g.done <- err
 		}
+	}
+}
+
+// storeRecords stores the lanes' answers, trying again while ctx lasts
+// when a commit fails (the database busy past its timeout, or briefly
+// gone): an answer not stored means its delivery is sent again once the
+// lease expires.
+func (w *Worker) storeRecords(ctx context.Context, recs []store.Record) error {
+	backoff := 50 * time.Millisecond
+	for {
+		err := w.writer(func() error { return w.recordAttempts(ctx, w.cfg.InstanceID, recs...) })
+		if err == nil {
+			return nil
+		}
+		w.log.Warn("storing delivery answers failed, trying again", "err", err)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 //     them (Handoff): the first new delivery of a taken webhook carries the
 //     lease (handoffLease).
 //   - As a run progresses the lease moves on to the delivery that becomes
-//     the head (Record.Next, moveLeaseSQL), renewed.
+//     the head (Record.Next), renewed.
 //   - A success is recorded even if the lease was lost meanwhile (the
 //     receiver has the event); a retry or a failure only while the owner
 //     still holds the lease (heldBySQL), so a slow instance cannot undo
@@ -61,12 +61,6 @@ func claimHeadSQL(q outboxSQL) string {
 	return `UPDATE ` + q.table + ` SET lease_owner = ?, lease_until = ?
 		WHERE seq = ? AND status = 'pending' AND next_attempt_at <= ? AND ` + leaseFreeSQL + `
 		AND NOT EXISTS (SELECT 1 FROM ` + q.table + ` e WHERE e.` + q.target + ` = ? AND e.status = 'pending' AND e.seq < ?)`
-}
-
-// moveLeaseSQL gives the bound owner a lease until the bound time on the
-// delivery with the bound seq, if it is still pending.
-func moveLeaseSQL(table string) string {
-	return `UPDATE ` + table + ` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`
 }
 
 // handoffLease is the lease the first new delivery of a webhook the caller
@@ -155,7 +149,7 @@ type Record struct {
 
 // RecordAttempts stores outcomes and clears their leases, and moves each
 // record's lease to its Next, all in one transaction (the worker groups
-// the batches of every queue it sends to into one commit). A success is
+// the records of every queue it sends to into one commit). A success is
 // recorded even if the lease was lost meanwhile (the receiver has the
 // event); a retry or failure only while owner still holds the lease, so a
 // slow instance cannot undo another's progress.
@@ -163,18 +157,58 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 	if len(recs) == 0 {
 		return nil
 	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		// Successes first, one statement per queue: nothing they do
-		// depends on leases (a success is always recorded), and a lease
-		// moved onto a delivery recorded as delivered does nothing.
-		for _, o := range []Outbox{WebhookOutbox, AlertOutbox} {
-			if err := recordSuccesses(ctx, tx, o, recs); err != nil {
-				return err
+	st, err := s.recordStatements(ctx)
+	if err != nil {
+		return fmt.Errorf("record delivery attempts: %w", err)
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		inTx := map[*sql.Stmt]*sql.Stmt{}
+		exec := func(stmt *sql.Stmt, args ...any) error {
+			ts := inTx[stmt]
+			if ts == nil {
+				ts = tx.StmtContext(ctx, stmt)
+				inTx[stmt] = ts
+			}
+			_, err := ts.ExecContext(ctx, args...)
+			return err
+		}
+		// Successes first: nothing they do depends on leases (a success
+		// is always recorded), and a lease moved onto a delivery recorded
+		// as delivered does nothing.
+		for _, r := range recs {
+			for _, a := range r.Attempts {
+				if a.Status == "delivered" {
+					if err := exec(st[r.Outbox].success, statusCode(a), a.Response, a.Error, FormatTime(a.At), a.Seq); err != nil {
+						return err
+					}
+				}
 			}
 		}
-		// Then, in order, retries and failures (only under our lease) and
-		// where each lease goes.
-		return recordUnderLease(ctx, tx, owner, recs)
+		// Then, in order, retries and failures, only under our lease.
+		for _, r := range recs {
+			for _, a := range r.Attempts {
+				if a.Status == "delivered" {
+					continue
+				}
+				var next any
+				if a.Status == "pending" {
+					next = FormatTime(a.NextAttemptAt)
+				}
+				if err := exec(st[r.Outbox].underLease, a.Status, statusCode(a), a.Response, a.Error, next, FormatTime(a.At), a.Seq, owner); err != nil {
+					return err
+				}
+			}
+		}
+		// Last, where each lease goes: to a delivery no record attempts
+		// (the one its lane sends next).
+		for _, r := range recs {
+			if r.Next != nil {
+				if err := exec(st[r.Outbox].moveLease, owner, FormatTime(r.Next.Until), r.Next.Seq); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("record delivery attempts: %w", err)
@@ -182,93 +216,49 @@ func (s *Store) RecordAttempts(ctx context.Context, owner string, recs ...Record
 	return nil
 }
 
-// recordSuccesses marks the successful attempts of o's records delivered,
-// in multi-row statements, whoever holds their lease.
-func recordSuccesses(ctx context.Context, tx *sql.Tx, o Outbox, recs []Record) error {
-	table := o.sql().table
-	var q strings.Builder
-	var args []any
-	flush := func() error {
-		if len(args) == 0 {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET status = 'delivered', attempts = attempts + 1, last_status_code = v.column2,
-			last_response = v.column3, last_error = v.column4, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = v.column5
-			FROM (VALUES `+q.String()+`) AS v WHERE `+table+`.seq = v.column1 AND `+table+`.status = 'pending'`, args...)
-		q.Reset()
-		args = args[:0]
-		return err
-	}
-	for _, r := range recs {
-		if r.Outbox != o {
-			continue
-		}
-		for _, a := range r.Attempts {
-			if a.Status != "delivered" {
-				continue
-			}
-			if len(args) > 0 {
-				q.WriteByte(',')
-			}
-			// Typed: PostgreSQL reads an untyped VALUES parameter as text.
-			q.WriteString(`(CAST(? AS BIGINT),CAST(? AS BIGINT),CAST(? AS TEXT),CAST(? AS TEXT),CAST(? AS TEXT))`)
-			args = append(args, a.Seq, statusCode(a), a.Response, a.Error, FormatTime(a.At))
-			if len(args) >= 5*insertRows {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return flush()
+// recordStmts are RecordAttempts' statements for one queue, one row each.
+type recordStmts struct {
+	success, underLease, moveLease *sql.Stmt
 }
 
-// recordUnderLease records, in order, the retries and failures of recs
-// while owner still holds their lease, and moves each record's lease to
-// its Next.
-func recordUnderLease(ctx context.Context, tx *sql.Tx, owner string, recs []Record) error {
-	const set = ` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
-		last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE seq = ? AND status = 'pending'`
-	// Prepared once per transaction: parsing costs more than an update.
-	stmts := map[string]*sql.Stmt{}
-	defer func() {
-		for _, st := range stmts {
-			st.Close()
-		}
-	}()
-	exec := func(q string, args ...any) error {
-		st, ok := stmts[q]
-		if !ok {
-			var err error
-			if st, err = tx.PrepareContext(ctx, q); err != nil {
-				return err
-			}
-			stmts[q] = st
-		}
-		_, err := st.ExecContext(ctx, args...)
-		return err
+// recordStatements returns RecordAttempts' statements for both queues,
+// prepared on the writer the first time and kept. The worker stores each
+// answer before its lane's next send, so a commit holds about one row per
+// lane, and parsing a statement (as multi-row statements of every size
+// needed) cost more than running it. They are prepared outside any
+// transaction: on SQLite the transaction holds the only writer
+// connection. (Tx.StmtContext reuses a statement prepared on the
+// transaction's connection, and prepares it again on another one.)
+func (s *Store) recordStatements(ctx context.Context) (*[2]recordStmts, error) {
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	if s.record != nil {
+		return s.record, nil
 	}
-	for _, r := range recs {
-		table := r.Outbox.sql().table
-		for _, a := range r.Attempts {
-			if a.Status == "delivered" {
-				continue
+	var out [2]recordStmts
+	for _, o := range []Outbox{WebhookOutbox, AlertOutbox} {
+		table := o.sql().table
+		for _, p := range []struct {
+			dst **sql.Stmt
+			q   string
+		}{
+			{&out[o].success, `UPDATE ` + table + ` SET status = 'delivered', attempts = attempts + 1, last_status_code = ?,
+				last_response = ?, last_error = ?, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
+				WHERE seq = ? AND status = 'pending'`},
+			{&out[o].underLease, `UPDATE ` + table + ` SET status = ?, attempts = attempts + 1, last_status_code = ?, last_response = ?,
+				last_error = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+				WHERE seq = ? AND status = 'pending' AND ` + heldBySQL},
+			{&out[o].moveLease, `UPDATE ` + table + ` SET lease_owner = ?, lease_until = ? WHERE seq = ? AND status = 'pending'`},
+		} {
+			st, err := s.w.PrepareContext(ctx, p.q)
+			if err != nil {
+				return nil, err
 			}
-			var next any
-			if a.Status == "pending" {
-				next = FormatTime(a.NextAttemptAt)
-			}
-			if err := exec(`UPDATE `+table+set+` AND `+heldBySQL, a.Status, statusCode(a), a.Response, a.Error, next, FormatTime(a.At), a.Seq, owner); err != nil {
-				return err
-			}
-		}
-		if r.Next != nil {
-			if err := exec(moveLeaseSQL(table), owner, FormatTime(r.Next.Until), r.Next.Seq); err != nil {
-				return err
-			}
+			*p.dst = st
 		}
 	}
-	return nil
+	s.record = &out
+	return s.record, nil
 }
 
 // statusCode is an attempt's response status as stored: NULL when there

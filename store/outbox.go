@@ -477,12 +477,15 @@ type Head struct {
 	TargetID      string
 	NextAttemptAt string
 	LeaseUntil    string // "" when not leased
+	// Attempts already made: more than 0 means the receiver failed the
+	// last time (the worker sends retries in lanes of their own).
+	Attempts int
 }
 
 // Heads returns the head of every active target's pending queue.
 func (s *Store) Heads(ctx context.Context, o Outbox) ([]Head, error) {
 	q := o.sql()
-	rows, err := s.r.QueryContext(ctx, `SELECT p.id, COALESCE(d.next_attempt_at, ''), COALESCE(d.lease_until, '')
+	rows, err := s.r.QueryContext(ctx, `SELECT p.id, COALESCE(d.next_attempt_at, ''), COALESCE(d.lease_until, ''), d.attempts
 		FROM `+q.parent+` p JOIN `+q.table+` d ON d.seq = (
 			SELECT seq FROM `+q.table+` WHERE `+q.target+` = p.id AND status = 'pending' ORDER BY seq LIMIT 1)
 		WHERE p.active = 1`)
@@ -493,7 +496,7 @@ func (s *Store) Heads(ctx context.Context, o Outbox) ([]Head, error) {
 	var out []Head
 	for rows.Next() {
 		var h Head
-		if err := rows.Scan(&h.TargetID, &h.NextAttemptAt, &h.LeaseUntil); err != nil {
+		if err := rows.Scan(&h.TargetID, &h.NextAttemptAt, &h.LeaseUntil, &h.Attempts); err != nil {
 			return nil, fmt.Errorf("%s heads: %w", o, err)
 		}
 		out = append(out, h)

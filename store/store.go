@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -58,6 +59,9 @@ type Store struct {
 
 	ingest  ingestQueue // concurrent IngestMentions share transactions
 	stories storyIndex  // recent mentions' story keys (story_index.go)
+
+	recordMu sync.Mutex
+	record   *[2]recordStmts // RecordAttempts' statements, once prepared (lease.go)
 }
 
 // FileName is the database file Open keeps in its data dir.
