@@ -428,7 +428,7 @@ func parseHTTPURL(s string) (string, error) {
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 		return "", errors.New("must be a plain URL without user, query or fragment, like https://example.com/earshot/")
 	}
-	if p := strings.TrimRight(u.Path, "/"); p != "" && (path.Clean(p) != p || u.RawPath != "" || strings.ContainsAny(p, "%;")) {
+	if p := strings.TrimRight(u.Path, "/"); p != "" && (path.Clean(p) != p || u.RawPath != "" || (&url.URL{Path: p}).EscapedPath() != p || strings.ContainsAny(p, "%;")) {
 		return "", fmt.Errorf("its path %q must be plain segments, like /earshot or /tools/earshot (no //, . or .., no escapes)", u.Path)
 	}
 	return s, nil
