@@ -82,12 +82,17 @@ type hop struct {
 
 // originOf works out the client of r. When the TCP peer is not a trusted
 // proxy, the peer is the client and the forwarding headers are ignored.
-// Otherwise the chain of addresses in Forwarded (RFC 7239; preferred when
-// present) or X-Forwarded-For is walked from the right, skipping trusted
+// Otherwise the chain of addresses in X-Forwarded-For (or, when there is
+// none, Forwarded, RFC 7239) is walked from the right, skipping trusted
 // proxies: the right-most untrusted address is the client (addresses left
 // of it were written by the client itself and may be anything). An entry
 // that is not an address ("unknown", an obfuscated name) ends the walk at
 // the last proxy that is known.
+//
+// X-Forwarded-For wins when both arrive: it is the header Caddy, nginx,
+// Traefik, HAProxy and the cloud load balancers append to, and they pass a
+// Forwarded header a client wrote through untouched, so reading Forwarded
+// first would let any client choose its address.
 func (t TrustedProxies) originOf(r *http.Request) origin {
 	peer := r.RemoteAddr
 	if h, _, err := net.SplitHostPort(peer); err == nil {
@@ -98,9 +103,9 @@ func (t TrustedProxies) originOf(r *http.Request) origin {
 	if err != nil || len(t.prefixes) == 0 || !t.contains(pa) {
 		return o
 	}
-	hops := forwardedHops(r.Header)
-	if hops == nil {
-		hops = xForwardedHops(r.Header)
+	hops := xForwardedHops(r.Header)
+	if len(hops) == 0 {
+		hops = forwardedHops(r.Header)
 	}
 	if len(hops) == 0 {
 		return o

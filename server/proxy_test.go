@@ -251,6 +251,10 @@ func TestForwardedHeaderAndProtoFromATrustedPeer(t *testing.T) {
 	if sc := r.header.Get("Set-Cookie"); !strings.Contains(sc, "Secure") {
 		t.Fatalf("https from a trusted proxy did not make the cookie Secure: %q", sc)
 	}
+	// Behind a proxy that appends to X-Forwarded-For (Caddy, nginx), a
+	// Forwarded header the client wrote is passed through untouched: it
+	// must not name the client.
+	send(t, c, "GET", p.earshot.URL+"/login", "", "Forwarded", "for=192.0.2.66", "X-Forwarded-For", "192.0.2.66, 203.0.113.8")
 	// The same header from an untrusted peer changes nothing.
 	r2 := send(t, from(t, "127.0.0.2"), "GET", p.earshot.URL+"/login", "", "Forwarded", `for=192.0.2.60;proto=https`, "X-Forwarded-Proto", "https")
 	if sc := r2.header.Get("Set-Cookie"); strings.Contains(sc, "Secure") {
@@ -262,8 +266,8 @@ func TestForwardedHeaderAndProtoFromATrustedPeer(t *testing.T) {
 			got = append(got, l["client"])
 		}
 	}
-	if len(got) != 2 || got[0] != "2001:db8::17" || got[1] != "127.0.0.2" {
-		t.Fatalf("clients logged %v, want [2001:db8::17 127.0.0.2]", got)
+	if len(got) != 3 || got[0] != "2001:db8::17" || got[1] != "203.0.113.8" || got[2] != "127.0.0.2" {
+		t.Fatalf("clients logged %v, want [2001:db8::17 203.0.113.8 127.0.0.2]", got)
 	}
 }
 

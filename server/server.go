@@ -272,12 +272,15 @@ func routePattern(rt *httprouter.Router, method, path string) string {
 	if len(ps) == 0 {
 		return path
 	}
+	tail := ""
+	if last := ps[len(ps)-1]; strings.HasPrefix(last.Value, "/") && strings.HasSuffix(path, last.Value) {
+		// A catch-all (/static/*filepath): the rest of the path.
+		path, tail = path[:len(path)-len(last.Value)], "/*"+last.Key
+		ps = ps[:len(ps)-1]
+	}
 	segs := strings.Split(path, "/")
 	i := 0
 	for _, p := range ps {
-		if strings.HasPrefix(p.Value, "/") { // a catch-all: the rest of the path
-			return strings.Join(segs[:i], "/") + "/*" + p.Key
-		}
 		for ; i < len(segs); i++ {
 			if segs[i] == p.Value {
 				segs[i] = ":" + p.Key
@@ -286,7 +289,7 @@ func routePattern(rt *httprouter.Router, method, path string) string {
 			}
 		}
 	}
-	return strings.Join(segs, "/")
+	return strings.Join(segs, "/") + tail
 }
 
 // requestInfo is what a handler tells the request's log line.
