@@ -438,7 +438,9 @@ func TestServedUnderABasePath(t *testing.T) {
 
 	// MCP under the path, as a client configured with that URL uses it.
 	projects := send(t, c, "GET", root+"/api/v1/projects", "", "Authorization", "Bearer "+sess.Data.Token)
-	var pl struct{ Data struct{ Projects []struct{ ID string } } }
+	var pl struct {
+		Data struct{ Projects []struct{ ID string } }
+	}
 	json.Unmarshal([]byte(projects.body), &pl)
 	if len(pl.Data.Projects) == 0 {
 		t.Fatalf("projects: %s", projects.body)

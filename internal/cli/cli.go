@@ -80,7 +80,7 @@ func Main() int {
 // and of each group's ("user", "project", "key") subcommand help.
 var commands = []struct{ name, what, flags string }{
 	{"serve", "Serve the REST API, MCP over HTTP, the dashboard and docs;\nrun the collectors and webhook/alert delivery",
-		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N]"},
+		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N] [--trusted-proxies CIDRs]"},
 	{"demo", "serve on a fresh data dir with a demo project and recorded\nposts: no credentials, no network", "[--addr HOST:PORT]"},
 	{"mcp", "MCP over stdio for one project, for local agents", "--key KEY (or EARSHOT_API_KEY)"},
 	{"user create", "Create a dashboard user; prints its id", "--email E --password P (or EARSHOT_PASSWORD) [--name N]"},
