@@ -223,7 +223,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) string {
 	return routePattern(s.Router, r.Method, r.URL.Path)
 }
 
-// stripBasePath takes the base URL's path (--base-url
+// stripBasePath (docs/decisions.md#base-url) takes the base URL's path (--base-url
 // https://example.com/earshot/ → "/earshot") off the request's: Earshot
 // serves under that path itself, so a proxy passes the path through
 // unchanged. /healthz and /metrics also answer at the root, for probes and
