@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -54,29 +53,21 @@ func waitLogLine(t *testing.T, logFile string, match func(map[string]any) bool) 
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		f, err := os.Open(logFile)
+		b, err := os.ReadFile(logFile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "earshot ") && strings.Contains(line, " serving on ") {
-				continue // the one human line serve prints beside its log
-			}
+		lines := strings.Split(string(b), "\n")
+		for _, line := range lines[:len(lines)-1] { // the last one may be half written
 			var m map[string]any
 			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				f.Close()
 				t.Fatalf("a log line is not JSON: %q", line)
 			}
 			if match(m) {
-				f.Close()
 				return m
 			}
 		}
-		f.Close()
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logFile)
 			t.Fatalf("no such log line:\n%s", b)
 		}
 		time.Sleep(50 * time.Millisecond)
