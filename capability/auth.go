@@ -239,8 +239,10 @@ func (s *Service) StartSession(ctx context.Context, userID string) (*LoginResult
 }
 
 // ClientAddr is the network address a request came from, the login
-// limiter's key: the connection's address (a proxy's X-Forwarded-For is not
-// trusted, since any client could write it).
+// limiter's key. The HTTP server has already put the client's address in
+// RemoteAddr: the connection's, or, from a trusted proxy only
+// (EARSHOT_TRUSTED_PROXIES), the one its X-Forwarded-For or Forwarded
+// names; any client could write those headers.
 func ClientAddr(remoteAddr string) string {
 	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
 		return host

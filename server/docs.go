@@ -1,6 +1,8 @@
 package server
 
 import (
+	"earshot/ui"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -131,7 +133,7 @@ func (s *Server) serveDocsIndex(w http.ResponseWriter, r *http.Request, _ httpro
 		}
 		page.Groups[i].Caps = append(page.Groups[i].Caps, c)
 	}
-	s.renderDocs(w, http.StatusOK, page)
+	s.renderDocs(w, r, http.StatusOK, page)
 }
 
 func (s *Server) serveDocsReference(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -140,7 +142,7 @@ func (s *Server) serveDocsReference(w http.ResponseWriter, r *http.Request, ps h
 	if !ok {
 		page := s.docsBase()
 		page.Title, page.Missing = "Not found", name
-		s.renderDocs(w, http.StatusNotFound, page)
+		s.renderDocs(w, r, http.StatusNotFound, page)
 		return
 	}
 	page := s.docsBase()
@@ -164,21 +166,21 @@ func (s *Server) serveDocsReference(w http.ResponseWriter, r *http.Request, ps h
 	for _, e := range errorStatuses {
 		page.Errors = append(page.Errors, docsError{Status: e.Status, Codes: e.Codes, When: strings.ReplaceAll(e.Description, "`", "")})
 	}
-	s.renderDocs(w, http.StatusOK, page)
+	s.renderDocs(w, r, http.StatusOK, page)
 }
 
-func (s *Server) renderDocs(w http.ResponseWriter, status int, page docsPage) {
+func (s *Server) renderDocs(w http.ResponseWriter, r *http.Request, status int, page docsPage) {
 	var buf bytes.Buffer
 	if err := docsTemplates.Execute(&buf, page); err != nil {
 		s.log.Error("docs template", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	s.setHeaders(w, newRequestID())
+	s.setHeaders(w, requestIDOf(r))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(ui.PrefixLinks(s.basePath, buf.Bytes()))
 }
 
 func capabilityKind(c *capability.Capability) string {

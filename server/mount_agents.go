@@ -45,7 +45,7 @@ func (s *Server) mountAgents() {
 // it to the streamable handler with the principal in the context.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	start := time.Now()
-	id := newRequestID()
+	id := requestIDOf(r)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 	if !s.originAllowed(r) {
 		s.writeError(w, r, id, "", capability.Forbidden("Origin "+r.Header.Get("Origin")+" may not call /mcp: only pages of this server may (the MCP transport's Origin rule)"))

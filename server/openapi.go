@@ -354,7 +354,7 @@ func (s *Server) openAPIHandler() httprouter.Handle {
 	var doc []byte
 	return func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 		once.Do(func() { doc, _ = json.MarshalIndent(OpenAPI(s.svc), "", "  ") })
-		s.setHeaders(w, newRequestID())
+		s.setHeaders(w, requestIDOf(r))
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Write(doc)

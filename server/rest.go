@@ -31,13 +31,12 @@ type Streamer interface {
 func (s *Server) capabilityHandler(c *capability.Capability) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
-		id := newRequestID()
+		id := requestIDOf(r)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		noteCapability(r.Context(), c.Name) // ServeHTTP's log line names it
 		status := s.serveCapability(w, r, ps, c, id)
 		s.requests.Inc(c.Name, strconv.Itoa(status))
 		s.latency.Since(start, c.Name)
-		s.log.Info("request", "request_id", id, "capability", c.Name, "method", r.Method, "path", r.URL.Path, "status", status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000)
 	}
 }
 

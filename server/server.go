@@ -32,6 +32,10 @@ type Options struct {
 	MetricsToken string
 	// MaxMCPBatch caps the JSON-RPC calls in one /mcp batch (0: 20).
 	MaxMCPBatch int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
+	// Forwarded and X-Forwarded-Proto/Host are believed
+	// (EARSHOT_TRUSTED_PROXIES); none by default.
+	TrustedProxies TrustedProxies
 }
 
 // Server routes every HTTP request.
@@ -42,6 +46,10 @@ type Server struct {
 	Router  *httprouter.Router
 	Metrics *metrics.Registry
 	limiter *limiter
+	// basePath is the path of the public base URL ("/earshot" for
+	// https://example.com/earshot/; "" at the root), under which every
+	// route is served.
+	basePath string
 
 	// pageNotFound answers unknown non-API paths with an HTML page (set by
 	// the dashboard's mount); nil means the JSON envelope everywhere.
@@ -72,7 +80,8 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	if reg == nil {
 		reg = metrics.New()
 	}
-	s := &Server{svc: svc, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst)}
+	s := &Server{svc: svc, log: svc.Log, opts: opts, Metrics: reg, limiter: newLimiter(opts.RateLimit, opts.RateBurst),
+		basePath: BasePath(svc.Config.BaseURL)}
 	s.requests = reg.Counter("earshot_http_requests_total", "HTTP API requests by capability and status.", "capability", "status")
 	s.latency = reg.Histogram("earshot_http_request_duration_seconds", "HTTP API latency by capability.", metrics.DefaultBuckets, "capability")
 	r := httprouter.New()
@@ -86,15 +95,15 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 			s.pageNotFound(w, req)
 			return
 		}
-		s.writeError(w, req, newRequestID(), "", capability.NotFound("route"))
+		s.writeError(w, req, requestIDOf(req), "", capability.NotFound("route"))
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		e := &capability.Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed here"}
-		s.writeError(w, req, newRequestID(), "", e)
+		s.writeError(w, req, requestIDOf(req), "", e)
 	})
 	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// httprouter has set Allow; the documented headers go on every response.
-		s.setHeaders(w, newRequestID())
+		s.setHeaders(w, requestIDOf(req))
 		w.WriteHeader(http.StatusNoContent)
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
@@ -116,6 +125,17 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	return s
 }
 
+// BasePath is the path of a base URL without its trailing slash: "" for
+// https://example.com or https://example.com/, "/earshot" for
+// https://example.com/earshot/.
+func BasePath(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(u.Path, "/")
+}
+
 // machinePath reports whether path belongs to a machine interface, whose
 // unknown routes answer the JSON error envelope.
 func machinePath(path string) bool {
@@ -127,37 +147,186 @@ func machinePath(path string) bool {
 	return false
 }
 
-// ServeHTTP implements http.Handler. HEAD is answered as GET without the
-// body (net/http drops it). A path segment holding an encoded slash
-// ("/api/v1/keywords/AC%2FDC") is routed as one segment: httprouter matches
-// the decoded path, where it would be two; the slash travels as
-// encodedSlash and path parameters turn it back.
+// ServeHTTP implements http.Handler: it works out where the request comes
+// from (the client address, behind trusted proxies), takes the base URL's
+// path off, gives the request its id, routes it and logs one line for it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	o := s.opts.TrustedProxies.originOf(r)
+	info := &requestInfo{id: newRequestID()}
+	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), requestIDKey, info.id), requestInfoKey, info))
+	// Everything past here (the login limiter, the logs, the dashboard)
+	// sees the client, not the proxy: RemoteAddr is rewritten, as the
+	// usual real-IP middlewares do. The scheme the client used goes in
+	// URL.Scheme (empty on a direct server request), which the dashboard
+	// reads to make its cookies Secure.
+	r.RemoteAddr = o.client
+	u := *r.URL
+	r.URL = &u
+	if o.https {
+		r.URL.Scheme = "https"
+	}
+	if o.host != "" {
+		r.Host = o.host
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	sw.Header().Set("X-Request-Id", info.id)
+	route := s.route(sw, r)
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	level := slog.LevelInfo
+	if route == "/healthz" || route == "/metrics" {
+		level = slog.LevelDebug // probes every few seconds would drown the rest
+	}
+	attrs := []slog.Attr{slog.String("request_id", info.id), slog.String("client", o.client), slog.String("method", r.Method),
+		slog.String("route", route), slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)}
+	if info.capability != "" {
+		attrs = append(attrs, slog.String("capability", info.capability))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// route serves r at its path under the base URL's and returns the route
+// pattern that answered ("/mentions/:id", not the path with its id), for
+// the log. HEAD is answered as GET without the body (net/http drops it). A
+// path segment holding an encoded slash ("/api/v1/keywords/AC%2FDC") is
+// routed as one segment: httprouter matches the decoded path, where it
+// would be two; the slash travels as encodedSlash and path parameters turn
+// it back.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) string {
 	if r.Method == http.MethodHead {
 		r = r.Clone(r.Context())
 		r.Method = http.MethodGet
 	}
 	if strings.Contains(r.URL.Path, encodedSlash) {
-		s.writeError(w, r, newRequestID(), "", capability.Invalid("", "the request path must not contain NUL (%%00)"))
-		return
+		s.writeError(w, r, requestIDOf(r), "", capability.Invalid("", "the request path must not contain NUL (%%00)"))
+		return "-"
+	}
+	if !s.stripBasePath(w, r) {
+		return "-"
 	}
 	if raw := r.URL.RawPath; raw != "" && strings.Contains(strings.ToUpper(raw), "%2F") {
 		segs := strings.Split(raw, "/")
 		for i, seg := range segs {
 			un, err := url.PathUnescape(seg)
 			if err != nil {
-				s.writeError(w, r, newRequestID(), "", capability.Invalid("", "malformed escape in the request path"))
-				return
+				s.writeError(w, r, requestIDOf(r), "", capability.Invalid("", "malformed escape in the request path"))
+				return "-"
 			}
 			segs[i] = strings.ReplaceAll(un, "/", encodedSlash)
 		}
-		u := *r.URL
-		u.Path, u.RawPath = strings.Join(segs, "/"), ""
-		r = r.Clone(r.Context())
-		r.URL = &u
+		r.URL.Path, r.URL.RawPath = strings.Join(segs, "/"), ""
 	}
 	s.Router.ServeHTTP(w, r)
+	return routePattern(s.Router, r.Method, r.URL.Path)
 }
+
+// stripBasePath (docs/decisions.md#base-url) takes the base URL's path (--base-url
+// https://example.com/earshot/ → "/earshot") off the request's: Earshot
+// serves under that path itself, so a proxy passes the path through
+// unchanged. /healthz and /metrics also answer at the root, for probes and
+// scrapers that reach the listener directly; GET / is sent to the base
+// path; anything else outside it is a 404 saying why. It reports whether
+// the request is to be routed.
+func (s *Server) stripBasePath(w http.ResponseWriter, r *http.Request) bool {
+	base := s.basePath
+	if base == "" {
+		return true
+	}
+	p := r.URL.Path
+	switch {
+	case p == base:
+		http.Redirect(w, r, base+"/", http.StatusMovedPermanently)
+		return false
+	case strings.HasPrefix(p, base+"/"):
+		r.URL.Path = p[len(base):]
+		if raw := r.URL.RawPath; raw != "" {
+			if rawBase := (&url.URL{Path: base}).EscapedPath(); strings.HasPrefix(raw, rawBase+"/") {
+				r.URL.RawPath = raw[len(rawBase):]
+			} else {
+				r.URL.RawPath = ""
+			}
+		}
+		return true
+	case p == "/healthz" || p == "/metrics":
+		return true
+	case p == "/" && r.Method == http.MethodGet:
+		http.Redirect(w, r, base+"/", http.StatusFound)
+		return false
+	}
+	s.writeError(w, r, requestIDOf(r), "", &capability.Error{Status: http.StatusNotFound, Code: "NOT_FOUND",
+		Message: "this Earshot serves under " + base + "/ (the path of its --base-url); a reverse proxy must pass the path through unchanged, not strip it"})
+	return false
+}
+
+// routePattern is the router's pattern for path ("/mentions/:id"), built
+// from the parameters the router finds: each one's value is put back as
+// its name. "-" when no route matches.
+func routePattern(rt *httprouter.Router, method, path string) string {
+	h, ps, _ := rt.Lookup(method, path)
+	if h == nil {
+		return "-"
+	}
+	if len(ps) == 0 {
+		return path
+	}
+	tail := ""
+	if last := ps[len(ps)-1]; strings.HasPrefix(last.Value, "/") && strings.HasSuffix(path, last.Value) {
+		// A catch-all (/static/*filepath): the rest of the path.
+		path, tail = path[:len(path)-len(last.Value)], "/*"+last.Key
+		ps = ps[:len(ps)-1]
+	}
+	segs := strings.Split(path, "/")
+	i := 0
+	for _, p := range ps {
+		for ; i < len(segs); i++ {
+			if segs[i] == p.Value {
+				segs[i] = ":" + p.Key
+				i++
+				break
+			}
+		}
+	}
+	return strings.Join(segs, "/") + tail
+}
+
+// requestInfo is what a handler tells the request's log line.
+type requestInfo struct {
+	id         string
+	capability string
+}
+
+// statusWriter remembers the status a handler answered, for the log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streamed answers (CSV export, MCP) through.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // encodedSlash stands for "%2F" inside a routed path segment; a request
 // path holding NUL itself is refused above.
@@ -168,7 +337,27 @@ func pathValue(v string) string { return strings.ReplaceAll(v, encodedSlash, "/"
 
 type ctxKey int
 
-const requestIDKey ctxKey = 0
+const (
+	requestIDKey ctxKey = iota
+	requestInfoKey
+)
+
+// requestIDOf is the request's id, given when it came in (ServeHTTP); a
+// request that did not come through ServeHTTP (a test calling a handler)
+// gets a new one.
+func requestIDOf(r *http.Request) string {
+	if id := requestIDFrom(r.Context()); id != "" {
+		return id
+	}
+	return newRequestID()
+}
+
+// noteCapability names the capability a request ran, for its log line.
+func noteCapability(ctx context.Context, name string) {
+	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+		info.capability = name
+	}
+}
 
 func newRequestID() string {
 	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -268,7 +457,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		// unhealthy, so it never changes status or code.
 		body["classifier"] = s.ClassifierStatus()
 	}
-	s.setHeaders(w, newRequestID())
+	s.setHeaders(w, requestIDOf(r))
 	s.writeJSON(w, code, body)
 }
 
@@ -276,7 +465,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if s.opts.MetricsToken != "" {
 		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.MetricsToken)) != 1 {
-			s.writeError(w, r, newRequestID(), "", capability.Unauthorized("send Authorization: Bearer <the EARSHOT_METRICS_TOKEN value>"))
+			s.writeError(w, r, requestIDOf(r), "", capability.Unauthorized("send Authorization: Bearer <the EARSHOT_METRICS_TOKEN value>"))
 			return
 		}
 	}

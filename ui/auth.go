@@ -20,7 +20,7 @@ func (u *UI) preCSRF(w http.ResponseWriter, r *http.Request) string {
 		return c.Value
 	}
 	t := randString(24)
-	u.setCookie(w, preCSRFCookie, t, 3600)
+	u.setCookie(w, r, preCSRFCookie, t, 3600)
 	return t
 }
 
@@ -65,11 +65,11 @@ func (d authData) V(name string) string { return d.Form.Get(name) }
 
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s, err := u.loadSession(r); err == nil && s != nil {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+		u.redirect(w, r, "/")
 		return
 	}
 	if open, err := u.svc.SetupOpen(r.Context()); err == nil && open {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		u.redirect(w, r, "/setup")
 		return
 	}
 	u.renderBare(w, http.StatusOK, "login", authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: localPath(r.URL.Query().Get("next"), "/")})
@@ -93,15 +93,15 @@ func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return
 	}
 	res := o.Data.(*capability.LoginResult)
-	u.setCookie(w, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
-	u.setCookie(w, preCSRFCookie, "", -1)
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	u.setCookie(w, r, SessionCookie, res.Token, int(u.svc.Config.SessionTTL.Seconds()))
+	u.setCookie(w, r, preCSRFCookie, "", -1)
+	u.redirect(w, r, next)
 }
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	s, err := u.loadSession(r)
 	if err != nil {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		u.redirect(w, r, "/login")
 		return
 	}
 	if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
@@ -112,9 +112,9 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params)
 		u.serverError(w, r, o.Err)
 		return
 	}
-	u.setCookie(w, SessionCookie, "", -1)
-	u.setCookie(w, projectCookie, "", -1)
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	u.setCookie(w, r, SessionCookie, "", -1)
+	u.setCookie(w, r, projectCookie, "", -1)
+	u.redirect(w, r, "/login")
 }
 
 // switchProject sets the current-project cookie after checking membership.
@@ -133,8 +133,8 @@ func (u *UI) switchProject(w http.ResponseWriter, r *http.Request, _ httprouter.
 		http.Error(w, "project not found", http.StatusNotFound)
 		return
 	}
-	u.setCookie(w, projectCookie, id, 365*24*3600)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	u.setCookie(w, r, projectCookie, id, 365*24*3600)
+	u.redirect(w, r, "/")
 }
 
 // setupPage is the first-run page: it creates the owner and a first
@@ -155,7 +155,7 @@ func (u *UI) setupDone(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if !open {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		u.redirect(w, r, "/login")
 		return true
 	}
 	return false
@@ -199,12 +199,12 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		fail(e)
 		return
 	}
-	u.setCookie(w, SessionCookie, out.Session.Token, int(u.svc.Config.SessionTTL.Seconds()))
+	u.setCookie(w, r, SessionCookie, out.Session.Token, int(u.svc.Config.SessionTTL.Seconds()))
 	if out.ProjectID != "" {
-		u.setCookie(w, projectCookie, out.ProjectID, 365*24*3600)
+		u.setCookie(w, r, projectCookie, out.ProjectID, 365*24*3600)
 	}
-	u.setCookie(w, flashCookie, url.QueryEscape("Welcome! Create a monitor to start collecting mentions."), 60)
-	http.Redirect(w, r, "/monitors/new", http.StatusSeeOther)
+	u.setCookie(w, r, flashCookie, url.QueryEscape("Welcome! Create a monitor to start collecting mentions."), 60)
+	u.redirect(w, r, "/monitors/new")
 }
 
 // session runs a session operation (create_session, delete_session) of the

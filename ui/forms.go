@@ -263,27 +263,27 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	if o.Err != nil {
 		errs := u.allErrors(name, form, false, o.Err)
-		u.putStash(w, s, back, &actionState{err: errs[0], errs: errs, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
-		http.Redirect(w, r, back, http.StatusSeeOther)
+		u.putStash(w, r, s, back, &actionState{err: errs[0], errs: errs, cap: name, key: formKey(name, r.PostForm.Get("_form")), form: form})
+		u.redirect(w, r, back)
 		return
 	}
 	switch name {
 	case "create_project":
 		if out, ok := o.Data.(*capability.CreateProjectOut); ok {
-			u.setCookie(w, projectCookie, out.ID, 365*24*3600)
+			u.setCookie(w, r, projectCookie, out.ID, 365*24*3600)
 		}
 		back = "/"
 	case "create_monitor":
 		back = "/monitors"
 	default:
 		if showsSecret(c) {
-			u.putStash(w, s, back, &actionState{cap: name, result: o.Data})
-			http.Redirect(w, r, back, http.StatusSeeOther)
+			u.putStash(w, r, s, back, &actionState{cap: name, result: o.Data})
+			u.redirect(w, r, back)
 			return
 		}
 	}
-	u.setCookie(w, flashCookie, url.QueryEscape(doneMessage(name, form)), 60)
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	u.setCookie(w, r, flashCookie, url.QueryEscape(doneMessage(name, form)), 60)
+	u.redirect(w, r, back)
 }
 
 // confirmed checks a form's "X_confirm" fields (a new password typed

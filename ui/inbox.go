@@ -585,8 +585,8 @@ func (u *UI) setDensity(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if r.PostFormValue("density") == "comfortable" {
 		d = "comfortable"
 	}
-	u.setCookie(w, densityCookie, d, 365*24*3600)
-	http.Redirect(w, r, localPath(r.PostFormValue("_back"), "/"), http.StatusSeeOther)
+	u.setCookie(w, r, densityCookie, d, 365*24*3600)
+	u.redirect(w, r, localPath(r.PostFormValue("_back"), "/"))
 }
 
 // exportCSV is the inbox's "Export CSV": export_mentions with the current
@@ -598,7 +598,7 @@ func (u *UI) exportCSV(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		return
 	}
 	if s.cur == nil {
-		http.Redirect(w, r, "/projects/new", http.StatusSeeOther)
+		u.redirect(w, r, "/projects/new")
 		return
 	}
 	q := filterQuery(r.URL.Query())

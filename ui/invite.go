@@ -90,7 +90,7 @@ func (u *UI) inviteSubmit(w http.ResponseWriter, r *http.Request, ps httprouter.
 	case "accept":
 		s, err := u.loadSession(r)
 		if err != nil || s == nil {
-			http.Redirect(w, r, "/login?next="+url.QueryEscape("/invite/"+token), http.StatusSeeOther)
+			u.redirect(w, r, "/login?next="+url.QueryEscape("/invite/"+token))
 			return
 		}
 		if err := u.checkCSRF(r, csrfToken(s.token)); err != nil {
@@ -104,9 +104,9 @@ func (u *UI) inviteSubmit(w http.ResponseWriter, r *http.Request, ps httprouter.
 			return
 		}
 		out := o.Data.(*capability.AcceptInvitationOut)
-		u.setCookie(w, projectCookie, out.ProjectID, 365*24*3600)
-		u.setCookie(w, flashCookie, url.QueryEscape("You joined "+out.ProjectName+" as "+out.Role+"."), 60)
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+		u.setCookie(w, r, projectCookie, out.ProjectID, 365*24*3600)
+		u.setCookie(w, r, flashCookie, url.QueryEscape("You joined "+out.ProjectName+" as "+out.Role+"."), 60)
+		u.redirect(w, r, "/")
 	case "signup":
 		if err := u.checkPreCSRF(r); err != nil {
 			u.forbidden(w, err)

@@ -74,7 +74,7 @@ type sealedErr struct {
 }
 
 // put stores st for the session's next GET of back and sets the cookie.
-func (u *UI) putStash(w http.ResponseWriter, s *session, back string, st *actionState) {
+func (u *UI) putStash(w http.ResponseWriter, r *http.Request, s *session, back string, st *actionState) {
 	if st.form != nil { // never keep a password longer than the request
 		f := url.Values{}
 		for k, v := range st.form {
@@ -90,7 +90,7 @@ func (u *UI) putStash(w http.ResponseWriter, s *session, back string, st *action
 	}
 	now := u.now()
 	if v, ok := u.seal(s, path, now.Add(stashTTL), st); ok {
-		u.setCookie(w, formCookie, v, int(stashTTL.Seconds()))
+		u.setCookie(w, r, formCookie, v, int(stashTTL.Seconds()))
 		return
 	}
 	tok := randString(18)
@@ -105,7 +105,7 @@ func (u *UI) putStash(w http.ResponseWriter, s *session, back string, st *action
 	}
 	u.stash.m[tok] = stashed{st: st, session: s.token, path: path, expires: now.Add(stashTTL)}
 	u.stash.mu.Unlock()
-	u.setCookie(w, formCookie, tok, int(stashTTL.Seconds()))
+	u.setCookie(w, r, formCookie, tok, int(stashTTL.Seconds()))
 }
 
 // takeStash returns the state stashed for this GET (its session and path)
@@ -118,13 +118,13 @@ func (u *UI) takeStash(w http.ResponseWriter, r *http.Request, s *session) *acti
 	if strings.HasPrefix(c.Value, sealedPrefix) {
 		st, path, ok := u.open(s, c.Value)
 		if !ok { // tampered, another session's, expired, or its key is gone
-			u.setCookie(w, formCookie, "", -1)
+			u.setCookie(w, r, formCookie, "", -1)
 			return nil
 		}
 		if path != r.URL.Path {
 			return nil // another page opened first; the cookie waits for its page
 		}
-		u.setCookie(w, formCookie, "", -1)
+		u.setCookie(w, r, formCookie, "", -1)
 		return st
 	}
 	u.stash.mu.Lock()
@@ -134,13 +134,13 @@ func (u *UI) takeStash(w http.ResponseWriter, r *http.Request, s *session) *acti
 	}
 	u.stash.mu.Unlock()
 	if !ok || v.session != s.token || u.now().After(v.expires) {
-		u.setCookie(w, formCookie, "", -1)
+		u.setCookie(w, r, formCookie, "", -1)
 		return nil
 	}
 	if v.path != r.URL.Path {
 		return nil // another page opened first; the cookie waits for its page
 	}
-	u.setCookie(w, formCookie, "", -1)
+	u.setCookie(w, r, formCookie, "", -1)
 	return v.st
 }
 

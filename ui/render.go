@@ -163,7 +163,7 @@ func (u *UI) fragment(name, tpl string, data any) (string, error) {
 	if err := t.ExecuteTemplate(&b, tpl, data); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return string(PrefixLinks(u.base, b.Bytes())), nil
 }
 
 // write renders into a buffer first, so a template error is a clean 500 and
@@ -193,7 +193,7 @@ func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data 
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	w.Write(PrefixLinks(u.base, b.Bytes()))
 }
 
 func parseTime(s string) (time.Time, bool) {

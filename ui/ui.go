@@ -56,7 +56,8 @@ const (
 type UI struct {
 	svc    *capability.Service
 	log    *slog.Logger
-	secure bool // cookies get Secure (the base URL is https)
+	secure bool   // cookies get Secure (the base URL is https)
+	base   string // the base URL's path ("/earshot"; "" at the root), see base.go
 	tpl    *templates
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
@@ -65,7 +66,7 @@ type UI struct {
 
 // New builds the UI over the capability service.
 func New(svc *capability.Service) *UI {
-	u := &UI{svc: svc, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"),
+	u := &UI{svc: svc, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"), base: basePath(svc.Config.BaseURL),
 		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }}
 	if u.log == nil {
 		u.log = slog.Default()
@@ -182,8 +183,8 @@ func (u *UI) checkCSRF(r *http.Request, want string) error {
 	return nil
 }
 
-func (u *UI) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, Secure: u.secure,
+func (u *UI) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: u.base + "/", HttpOnly: true, Secure: u.secureRequest(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: maxAge})
 }
 
@@ -369,7 +370,7 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 		pg := u.newPage(w, r, s)
 		pg.start = start
 		if s.cur == nil && r.URL.Path != "/projects/new" && r.URL.Path != "/account" {
-			http.Redirect(w, r, "/projects/new", http.StatusSeeOther)
+			u.redirect(w, r, "/projects/new")
 			return
 		}
 		h(w, r, pg, ps)
@@ -382,7 +383,7 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 		if v, err := url.QueryUnescape(c.Value); err == nil {
 			pg.Flash = v
 		}
-		u.setCookie(w, flashCookie, "", -1)
+		u.setCookie(w, r, flashCookie, "", -1)
 	}
 	if st := u.takeStash(w, r, s); st != nil {
 		pg.Form = st.form
@@ -401,14 +402,14 @@ func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 
 func (u *UI) toLogin(w http.ResponseWriter, r *http.Request) {
 	if open, err := u.svc.SetupOpen(r.Context()); err == nil && open {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		u.redirect(w, r, "/setup")
 		return
 	}
 	next := ""
 	if r.URL.Path != "/" {
 		next = "?next=" + url.QueryEscape(r.URL.RequestURI())
 	}
-	http.Redirect(w, r, "/login"+next, http.StatusSeeOther)
+	u.redirect(w, r, "/login"+next)
 }
 
 func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {

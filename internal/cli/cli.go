@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -28,6 +29,7 @@ import (
 	"earshot/classify"
 	"earshot/collect"
 	"earshot/deliver"
+	"earshot/server"
 	"earshot/store"
 )
 
@@ -44,6 +46,8 @@ type Config struct {
 	PlanQuotas           map[string]int
 	AllowPrivateWebhooks bool
 	LogLevel             string
+	LogFormat            string // "text" (logfmt-like key=value) or "json", one object a line
+	TrustedProxies       server.TrustedProxies
 	RateLimit            float64
 	RateBurst            int
 	ReadTimeout          time.Duration // a whole request, headers and body
@@ -78,7 +82,7 @@ func Main() int {
 // and of each group's ("user", "project", "key") subcommand help.
 var commands = []struct{ name, what, flags string }{
 	{"serve", "Serve the REST API, MCP over HTTP, the dashboard and docs;\nrun the collectors and webhook/alert delivery",
-		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N]"},
+		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N] [--trusted-proxies CIDRs]"},
 	{"demo", "serve on a fresh data dir with a demo project and recorded\nposts: no credentials, no network", "[--addr HOST:PORT]"},
 	{"mcp", "MCP over stdio for one project, for local agents", "--key KEY (or EARSHOT_API_KEY)"},
 	{"user create", "Create a dashboard user; prints its id", "--email E --password P (or EARSHOT_PASSWORD) [--name N]"},
@@ -291,6 +295,7 @@ func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Co
 	fs.checkedVar(&cfg.DatabaseURL, "database-url", "EARSHOT_DATABASE_URL", "",
 		"PostgreSQL `URL` postgres://user:pass@host/db; the store lives there instead of the data dir", parseDatabaseURL)
 	fs.checkedVar(&cfg.LogLevel, "log-level", "EARSHOT_LOG_LEVEL", "info", "log `level`: debug, info, warn or error", parseLogLevel)
+	fs.checkedVar(&cfg.LogFormat, "log-format", "EARSHOT_LOG_FORMAT", "text", "log `format`: text (key=value) or json (one object a line, for a log collector)", parseLogFormat)
 	cfg.Getenv = getenv
 	return fs
 }
@@ -411,14 +416,35 @@ func parseLogLevel(s string) (string, error) {
 	return "", errors.New("must be debug, info, warn or error")
 }
 
+func parseLogFormat(s string) (string, error) {
+	switch f := strings.ToLower(strings.TrimSpace(s)); f {
+	case "text", "json":
+		return f, nil
+	}
+	return "", errors.New("must be text or json")
+}
+
 // parseHTTPURL accepts an absolute http or https URL (base and docs URLs end
-// up in links that users and agents follow).
+// up in links that users and agents follow). A path is allowed (Earshot
+// served under https://example.com/earshot/ behind a proxy) if it is plain:
+// no query, fragment, dot segments, empty segments or escapes, since it is
+// put in front of every route, link and cookie.
 func parseHTTPURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
 		return "", errors.New("must be an absolute http or https URL, like https://earshot.example.com")
 	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
+		return "", errors.New("must be a plain URL without user, query or fragment, like https://example.com/earshot/")
+	}
+	if p := strings.TrimRight(u.Path, "/"); p != "" && (path.Clean(p) != p || u.RawPath != "" || (&url.URL{Path: p}).EscapedPath() != p || strings.ContainsAny(p, "%;")) {
+		return "", fmt.Errorf("its path %q must be plain segments, like /earshot or /tools/earshot (no //, . or .., no escapes)", u.Path)
+	}
 	return s, nil
+}
+
+func parseTrustedProxies(s string) (server.TrustedProxies, error) {
+	return server.ParseTrustedProxies(s)
 }
 
 func parseAddr(s string) (string, error) {
@@ -495,12 +521,19 @@ func parsePlanQuotas(s string) (map[string]int, error) {
 
 const defaultPlanQuotas = "trial=1000,starter=10000,growth=50000,unlimited=0"
 
-func newLogger(w io.Writer, level string) *slog.Logger {
+// newLogger is every command's logger, on stderr (stdout belongs to
+// earshot mcp and to the commands' output): text by default, JSON lines
+// with --log-format json.
+func newLogger(w io.Writer, level, format string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // openService opens an existing database and builds the capability service
@@ -557,7 +590,7 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	svc := capability.New(st, capability.Config{
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-	}, newLogger(stderr, cfg.LogLevel))
+	}, newLogger(stderr, cfg.LogLevel, cfg.LogFormat))
 	logPreMigrationBackup(svc.Log, st)
 	return svc, func() { st.Close(); unlock() }, nil
 }

@@ -49,6 +49,14 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{map[string]string{"EARSHOT_CLASSIFIER": "gpt"}, []string{"classify"}, "EARSHOT_CLASSIFIER"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"mcp", "--key", "esk_x"}, "EARSHOT_BASE_URL"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"key", "list", "--project", "p"}, "EARSHOT_BASE_URL"},
+		{map[string]string{"EARSHOT_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"serve"}, "EARSHOT_TRUSTED_PROXIES"},
+		{map[string]string{"EARSHOT_TRUSTED_PROXIES": "127.0.0.1, proxy.internal"}, []string{"serve"}, "EARSHOT_TRUSTED_PROXIES"},
+		{nil, []string{"serve", "--trusted-proxies", "10.0.0.1/8/8"}, "-trusted-proxies"},
+		{map[string]string{"EARSHOT_LOG_FORMAT": "xml"}, []string{"serve"}, "EARSHOT_LOG_FORMAT"},
+		{nil, []string{"serve", "--log-format", "logfmt"}, "-log-format"},
+		{map[string]string{"EARSHOT_BASE_URL": "https://example.com/earshot/?x=1"}, []string{"serve"}, "EARSHOT_BASE_URL"},
+		{nil, []string{"serve", "--base-url", "https://example.com/a/../b"}, "-base-url"},
+		{nil, []string{"serve", "--base-url", "https://example.com/a%20b/"}, "-base-url"},
 	} {
 		dir := filepath.Join(t.TempDir(), "data")
 		env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_ADDR": "127.0.0.1:0"}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -49,6 +50,8 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 	checkedVar(fs, &cfg.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "API burst per credential, in `requests`", parsePositiveInt)
 	checkedVar(fs, &cfg.ReadTimeout, "read-timeout", "EARSHOT_READ_TIMEOUT", defaultReadTimeout,
 		"longest `duration` a client may take to send one request, headers and body; a slower one is cut off", parsePositiveDuration)
+	checkedVar(fs, &cfg.TrustedProxies, "trusted-proxies", "EARSHOT_TRUSTED_PROXIES", server.TrustedProxies{},
+		"comma-separated `CIDRs` or addresses of the reverse proxies whose X-Forwarded-For, Forwarded and X-Forwarded-Proto are believed (default: none, the connection's address is the client)", parseTrustedProxies)
 	fs.checkedVar(&cfg.MetricsToken, "metrics-token", "EARSHOT_METRICS_TOKEN", "",
 		"bearer `token` that GET /metrics asks for (default: /metrics is open)", func(s string) (string, error) { return s, nil })
 	if name == "demo" {
@@ -173,6 +176,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if cfg.DocsURL == "" {
 		cfg.DocsURL = strings.TrimRight(cfg.BaseURL, "/") + "/docs"
 	}
+	newDataDir := false
+	if cfg.DatabaseURL == "" {
+		_, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName))
+		newDataDir = errors.Is(err, iofs.ErrNotExist)
+	}
 	svc, closeStore, err := createOrOpenService(ctx, &cfg, stderr)
 	if err != nil {
 		ln.Close()
@@ -180,6 +188,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer closeStore()
 	log := svc.Log
+	if cfg.DatabaseURL == "" {
+		// The absolute path, so an operator sees which directory a
+		// relative --data (or a service's working directory) meant, and
+		// an empty one is announced: a mistyped path or a lost volume
+		// mount shows in the log instead of as an empty dashboard.
+		dir, _ := filepath.Abs(cfg.DataDir)
+		if newDataDir {
+			log.Info("created new data dir", "path", dir)
+		} else {
+			log.Info("data dir", "path", dir)
+		}
+	}
 	if smtpURL := cfg.SMTPURL; smtpURL != "" {
 		// Invitations are emailed too; the link is also shown to the inviter.
 		svc.SendEmail = func(ctx context.Context, to, subject, body string) error {
@@ -187,7 +207,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 	reg := metrics.New()
-	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken})
+	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken,
+		TrustedProxies: cfg.TrustedProxies})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
@@ -204,7 +225,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	serving = true
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "backend", svc.Store.Backend(), "database", svc.Store.Path())
+	log.Info("earshot listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "backend", svc.Store.Backend(), "database", svc.Store.Path(),
+		"trusted_proxies", cfg.TrustedProxies.String())
 	if demo {
 		if cfg.DatabaseURL != "" {
 			fmt.Fprintf(stdout, "Database: %s (a schema dropped when the demo stops)\n", svc.Store.Path())
@@ -213,7 +235,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		printDemo(stdout, info)
 		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
-	} else {
+	} else if cfg.LogFormat != "json" {
+		// For people; with JSON logs every stderr line is an object (the
+		// "earshot listening" line says the same).
 		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
 	}
 	select {

@@ -8,6 +8,9 @@
   "use strict";
   document.documentElement.classList.add("js");
   var csrf = document.body.getAttribute("data-csrf") || "";
+  // The base path Earshot is served under ("" at the root, "/earshot"
+  // behind a proxy's sub-path): this script's own address, less its path.
+  var base = basePath();
 
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
@@ -111,7 +114,7 @@
       var t = e.target;
       if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
       if (help && help.open) return;
-      if (g && jumps[e.key] && Date.now() - g < 1500) { e.preventDefault(); g = 0; location.href = jumps[e.key]; return; }
+      if (g && jumps[e.key] && Date.now() - g < 1500) { e.preventDefault(); g = 0; location.href = base + jumps[e.key]; return; }
       g = 0;
       if (e.key === "g") { g = Date.now(); return; }
       if (e.key === "?") { e.preventDefault(); if (help && help.showModal) help.showModal(); }
@@ -181,7 +184,7 @@
       var prev = {};
       ids.forEach(function (id) { var el = document.getElementById("m-" + id); prev[id] = el ? el.getAttribute("data-" + field) : ""; });
       var data = { id: ids }; data[field] = value;
-      post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
+      post(base + "/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
         if (j.error) { showError(j.error.message); return; }
         var wasCur = cur && cur.getAttribute("data-id");
         var changed = Object.keys(j.rows || {});
@@ -241,7 +244,7 @@
       Object.keys(by).forEach(function (pv) {
         var items = by[pv];
         var data = { id: items.map(function (it) { return it.id; }) }; data[rec.field] = pv;
-        post("/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
+        post(base + "/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
           if (j.error) { showError(j.error.message); return; }
           var restored = null;
           items.forEach(function (it) {
@@ -376,7 +379,7 @@
     function loadMore() {
       if (loading || !next) return;
       loading = true;
-      var url = "/ui/mentions?" + (qs ? qs + "&" : "") + "cursor=" + encodeURIComponent(next) + "&back=" + encodeURIComponent(back);
+      var url = base + "/ui/mentions?" + (qs ? qs + "&" : "") + "cursor=" + encodeURIComponent(next) + "&back=" + encodeURIComponent(back);
       fetch(url, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (j) {
         loading = false;
         if (j.error) { showError(j.error.message); next = ""; return; }
@@ -398,7 +401,7 @@
     var fresh = 0;
     function poll() {
       if (document.hidden || !since || /(^|&)cursor=/.test(location.search)) return;
-      fetch("/ui/poll?" + (qs ? qs + "&" : "") + "after=" + encodeURIComponent(since) + "&back=" + encodeURIComponent(back), { credentials: "same-origin" })
+      fetch(base + "/ui/poll?" + (qs ? qs + "&" : "") + "after=" + encodeURIComponent(since) + "&back=" + encodeURIComponent(back), { credentials: "same-origin" })
         .then(function (r) { return r.json(); }).then(function (j) {
           if (j.error) return;
           since = j.after || since;
@@ -449,7 +452,7 @@
         sources: $$("input[name=sources]:checked", form).map(function (c) { return c.value; }) };
       if (!data.keywords.trim() && !data.watch_accounts.trim()) { sum.textContent = "Type keywords to see what they would match."; out.innerHTML = ""; return; }
       var my = ++seq;
-      post("/ui/preview", data).then(function (j) {
+      post(base + "/ui/preview", data).then(function (j) {
         if (my !== seq) return;
         if (j.error) { sum.textContent = j.error.message; out.innerHTML = ""; return; }
         sum.textContent = j.summary;
@@ -476,6 +479,14 @@
   if (!link || !document.referrer) return;
   try {
     var from = new URL(document.referrer);
-    if (from.origin === location.origin && from.pathname === "/") link.href = from.pathname + from.search;
+    if (from.origin === location.origin && from.pathname === basePath() + "/") link.href = from.pathname + from.search;
   } catch (e) { /* not a URL: keep the plain inbox */ }
 })();
+
+// basePath is the path the dashboard is served under, read from this
+// script's address (".../static/app.js"): "" at the root.
+function basePath() {
+  var s = document.currentScript || document.querySelector('script[src$="/static/app.js"]');
+  var p = s ? new URL(s.src, location.href).pathname : "/static/app.js";
+  return p.slice(0, p.length - "/static/app.js".length);
+}
