@@ -211,7 +211,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		printDemo(stdout, info)
 		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
 	} else {
-		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
+		fmt.Fprintf(stderr, "earshot %s serving on %s\n", buildInfo().Version, cfg.BaseURL)
 	}
 	select {
 	case err := <-errc:
