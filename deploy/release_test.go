@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 	if err := os.Chdir(".."); err != nil {
 		panic(err)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if release.dir != "" {
+		os.RemoveAll(release.dir)
+	}
+	os.Exit(code)
 }
 
 const testVersion = "v0.0.0-releasetest"
