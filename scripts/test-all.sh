@@ -31,6 +31,17 @@ if ! command -v gcc >/dev/null 2>&1; then
   apt_install gcc libc6-dev
 fi
 
+# deploy/'s NOTICE test lists the modules of every release target (some
+# only on darwin) from the module cache, with the network off.
+step "go mod download"
+go mod download
+
+# deploy/'s unit test runs systemd-analyze verify on deploy/earshot.service.
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+  step "installing systemd (systemd-analyze verifies deploy/earshot.service)"
+  apt_install systemd
+fi
+
 step "go vet"
 go vet ./...
 

@@ -641,6 +641,10 @@ func TestOpenAPIDocument(t *testing.T) {
 	if doc["openapi"] != "3.1.0" || doc["info"].(map[string]any)["version"] != "2026-09-02" {
 		t.Errorf("header: %v %v", doc["openapi"], doc["info"])
 	}
+	// Issue 23: the document's licence is the repository's LICENSE.
+	if l, _ := doc["info"].(map[string]any)["license"].(map[string]any); l["name"] != "Apache-2.0" || l["identifier"] != "Apache-2.0" {
+		t.Errorf("info.license %v, want Apache-2.0", l)
+	}
 	if u := doc["servers"].([]any)[0].(map[string]any)["url"]; u != e.svc.Config.BaseURL {
 		t.Errorf("server url %v", u)
 	}

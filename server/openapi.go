@@ -91,7 +91,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 				"Success is HTTP 200 with `{data, meta}`; errors are `{error: {code, message, param?}, meta}`. " +
 				"Write operations accept an `Idempotency-Key` header (8-128 characters); a completed response is replayed for 24 hours with `meta.idempotencyReplayed: true`. " +
 				"Per-capability reference: " + svc.DocsURL("") + ".",
-			"license": map[string]any{"name": "Proprietary", "identifier": "LicenseRef-Earshot"},
+			"license": map[string]any{"name": "Apache-2.0", "identifier": "Apache-2.0"},
 		},
 		"servers":  []any{map[string]any{"url": base, "description": "This Earshot server"}},
 		"security": []any{map[string]any{"bearerAuth": []any{}}},

@@ -33,9 +33,6 @@ import (
 	"earshot/store"
 )
 
-// Version is set at build time with -ldflags "-X earshot/internal/cli.Version=…".
-var Version = "dev"
-
 // Config is every setting, parsed once from flags and EARSHOT_* variables.
 type Config struct {
 	DataDir              string
@@ -97,7 +94,8 @@ var commands = []struct{ name, what, flags string }{
 	{"migrate", "Copy the data dir's SQLite database into an empty PostgreSQL\ndatabase (a consistent snapshot; safe while serve runs)", "--to postgres://… [--data DIR]"},
 	{"classify", "Classify JSON lines from stdin to stdout (no data dir)", "[--classifier builtin|ollama]"},
 	{"bench", "Performance report of the inbox on a generated history", "[--mentions N] [--other N]"},
-	{"version", "Print the version and the API version", ""},
+	{"healthcheck", "Exit 0 when the local serve answers /healthz healthy, 1 otherwise\n(for Docker's HEALTHCHECK: needs no shell or curl)", "[--addr HOST:PORT] [--base-url URL] [--timeout D]"},
+	{"version", "Print the version, commit, build date, Go version and API\nversion (also earshot --version or -v)", ""},
 }
 
 var usage = func() string {
@@ -175,6 +173,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if isVersionFlag(args[0]) && len(args) == 1 {
+		printVersion(stdout)
+		return 0
+	}
 	if isHelp(args[0]) {
 		if len(args) > 1 && args[0] == "help" {
 			// earshot help COMMAND [SUBCOMMAND] is earshot COMMAND [SUBCOMMAND] -h.
@@ -213,8 +215,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs := flag.NewFlagSet("earshot version", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		if err = parseArgs(fs, rest); err == nil {
-			fmt.Fprintf(stdout, "earshot %s (API version %s)\n", Version, capability.APIVersion)
+			printVersion(stdout)
 		}
+	case "healthcheck":
+		err = cmdHealthcheck(ctx, rest, stdout, stderr, getenv)
 	case "serve":
 		err = cmdServe(ctx, rest, stdout, stderr, getenv, false)
 	case "demo":

@@ -53,7 +53,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	srv := server.NewMCPServer(svc, server.MCPOptions{
-		Version: Version,
+		Version: buildInfo().Version,
 		// Re-resolved per call, so a revoked key stops working on its next
 		// call (docs/decisions.md#credentials), as over HTTP.
 		Principal: func(ctx context.Context) (*capability.Principal, error) {

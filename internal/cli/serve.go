@@ -238,7 +238,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	} else if cfg.LogFormat != "json" {
 		// For people; with JSON logs every stderr line is an object (the
 		// "earshot listening" line says the same).
-		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
+		fmt.Fprintf(stderr, "earshot %s serving on %s\n", buildInfo().Version, cfg.BaseURL)
 	}
 	select {
 	case err := <-errc:
