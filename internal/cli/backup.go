@@ -94,7 +94,7 @@ func cmdRestore(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		var tooNew *store.SchemaTooNewError
 		if errors.As(err, &tooNew) {
-			return usagef("the backup %s is at migration %d but this earshot (%s) knows up to %d: restore it with the earshot version that wrote it; nothing was changed", *from, tooNew.Database, Version, tooNew.Known)
+			return usagef("the backup %s is at migration %d but this earshot (%s) knows up to %d: restore it with the earshot version that wrote it; nothing was changed", *from, tooNew.Database, buildInfo().Version, tooNew.Known)
 		}
 		return fmt.Errorf("%s is not a backup this earshot can restore: %w; nothing was changed", *from, err)
 	}
@@ -118,7 +118,7 @@ func schemaTooNew(err error) (string, bool) {
 		how = "pg_restore the dump taken before the upgrade, with every newer earshot stopped"
 	}
 	return fmt.Sprintf("database schema is at migration %d but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade (%s)",
-		e.Database, Version, e.Known, how), true
+		e.Database, buildInfo().Version, e.Known, how), true
 }
 
 // holdDataDir takes the data dir's lock shared for a command that opens
