@@ -44,7 +44,7 @@ func TestAdminCLI(t *testing.T) {
 		t.Fatalf("project create: %d %s", code, errs)
 	}
 	var proj map[string]any
-	if err := json.Unmarshal([]byte(out), &proj); err != nil || proj["plan"] != "trial" || proj["slug"] != "acme" {
+	if err := json.Unmarshal([]byte(out), &proj); err != nil || proj["plan"] != "unlimited" || proj["mention_quota"] != float64(0) || proj["slug"] != "acme" {
 		t.Fatalf("project json %q %v", out, err)
 	}
 	pid := proj["id"].(string)

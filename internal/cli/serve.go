@@ -212,6 +212,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
 	} else {
 		fmt.Fprintf(stderr, "earshot %s serving on %s\n", Version, cfg.BaseURL)
+		announceSetup(ctx, svc, log, cfg.BaseURL)
 	}
 	select {
 	case err := <-errc:
