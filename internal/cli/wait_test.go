@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"regexp"
 	"sync"
 	"testing"
@@ -17,10 +18,11 @@ import (
 const readyBound = 5 * time.Minute
 
 // waitUntil polls cond every 25 ms until it holds, or fails the test
-// naming what it waited for after readyBound. stop, when not nil, ends
-// the wait early (the process under test exited): a dead process is
-// reported at once, not after the bound.
-func waitUntil(t testing.TB, what string, stop <-chan int, cond func() bool) {
+// naming what it waited for after readyBound. done, when not nil, is the
+// exit code channel (capacity 1) of the process under test: its exit ends
+// the wait at once (the code is put back for the test's own cleanup), so
+// a dead process is reported without waiting for the bound.
+func waitUntil(t testing.TB, what string, done chan int, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(readyBound)
 	for !cond() {
@@ -28,7 +30,8 @@ func waitUntil(t testing.TB, what string, stop <-chan int, cond func() bool) {
 			t.Fatalf("waited %s for %s", readyBound, what)
 		}
 		select {
-		case code := <-stop:
+		case code := <-done:
+			done <- code
 			if cond() {
 				return
 			}
@@ -115,4 +118,14 @@ func (w *lineWatcher) String() string {
 		out += l + "\n"
 	}
 	return out
+}
+
+// healthy reports whether base answers /healthz with 200.
+func healthy(base string) bool {
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
