@@ -33,6 +33,7 @@ type SourceStatus struct {
 	RateLimitedUntil *string `json:"rate_limited_until,omitempty"`
 	LastOKAt         *string `json:"last_ok_at,omitempty"`
 	LastPostAt       *string `json:"last_post_at,omitempty"`
+	QuotaDropped     int     `json:"quota_dropped,omitempty" doc:"New posts of this source dropped this month because the project's mention quota was used up (status quota_reached while they still are)."`
 }
 
 // KeywordGroup is a labelled pile of monitors' keywords.

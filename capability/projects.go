@@ -112,7 +112,7 @@ func (s *Service) projectCaps() []*Capability {
 			s.listProjects),
 		Define(Capability{Name: "create_project", Title: "Create a project", Group: "project", Method: "POST", Path: "/api/v1/projects",
 			Scope: ProjectsWrite, Write: true, SessionOnly: true, NoProject: true,
-			Description: "Create a new project (workspace) owned by the logged-in user, on the trial plan. Only session credentials may call it; API keys cannot."},
+			Description: "Create a new project (workspace) owned by the logged-in user, on the unlimited plan (an operator who sells plans changes it with earshot project set-plan). Only session credentials may call it; API keys cannot."},
 			s.createProject),
 		Define(Capability{Name: "get_project", Title: "Get a project", Group: "project", Method: "GET", Path: "/api/v1/projects/:id",
 			Scope: ProjectsRead, Idempotent: true,

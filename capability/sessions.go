@@ -2,8 +2,12 @@ package capability
 
 import (
 	"context"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"earshot/store"
 )
@@ -199,9 +203,44 @@ func (s *Service) SetupOpen(ctx context.Context) (bool, error) {
 	return n == 0, err
 }
 
+// setupTokenSecret names the installation secret the setup token is: in
+// the database, so on PostgreSQL every process prints and accepts the same
+// one, and a restart does not change it.
+const setupTokenSecret = "setup_token"
+
+// SetupToken is the one-time token the first-run setup asks for (128
+// random bits, hex): serve prints it in its log while no user exists, so
+// whoever reaches /setup first over the network cannot take the
+// installation, only whoever can read the server's log.
+func (s *Service) SetupToken(ctx context.Context) (string, error) {
+	b, err := s.Store.InstallationSecret(ctx, setupTokenSecret, 16)
+	if err != nil {
+		return "", fmt.Errorf("setup token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// CheckSetupToken reports whether token is the setup token (compared in
+// constant time).
+func (s *Service) CheckSetupToken(ctx context.Context, token string) (bool, error) {
+	want, err := s.SetupToken(ctx)
+	if err != nil {
+		return false, err
+	}
+	return subtle.ConstantTimeCompare([]byte(want), []byte(strings.ToLower(strings.TrimSpace(token)))) == 1, nil
+}
+
+// ErrSetupToken answers a setup without the right token.
+func ErrSetupToken() *Error {
+	e := Forbidden("the setup token is missing or wrong: earshot serve prints the setup link, with its token, in its log while no user exists")
+	e.Param = "token"
+	return e
+}
+
 // SetupIn is the first-run form: the owner's account and a first project.
 type SetupIn struct {
 	Email, Password, FullName string
+	Token                     string           // the setup token serve printed
 	Project                   *CreateProjectIn // decoded by the binding, as create_project's input
 }
 
@@ -222,6 +261,11 @@ func (s *Service) Setup(ctx context.Context, in SetupIn) (*SetupOut, error) {
 	}
 	if !open {
 		return nil, Conflict("setup is over: a user exists; log in")
+	}
+	if ok, err := s.CheckSetupToken(ctx, in.Token); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, ErrSetupToken()
 	}
 	u, err := s.CreateUser(ctx, in.Email, in.Password, in.FullName)
 	if err != nil {

@@ -57,3 +57,14 @@ func (s *Service) getUsage(ctx context.Context, p *Principal, _ *Empty) (*UsageO
 }
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+// DroppedThisPeriod is how many new posts the project's quota dropped in
+// the current period: the dashboard's banner, on every page, so a quota
+// never drops posts unseen.
+func (s *Service) DroppedThisPeriod(ctx context.Context, projectID string) (int, error) {
+	u, err := s.Store.Usage(ctx, projectID, store.PeriodStart(s.now()))
+	if err != nil {
+		return 0, err
+	}
+	return u.Dropped, nil
+}

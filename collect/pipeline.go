@@ -311,6 +311,13 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 		if p.onIngest != nil {
 			p.onIngest(fetchedAt, res)
 		}
+		if res.QuotaNotified {
+			// Once per project and period (the store's flag): posts are
+			// being dropped, and an operator reading only the log must
+			// learn it. usage.quota_reached went out with this batch.
+			p.log.Warn("mention quota reached: new posts are dropped until the period ends or the plan changes (earshot project set-plan)",
+				"project_id", m.ProjectID, "plan", pc.plan, "quota", quota, "period_start", res.Period, "dropped", res.Dropped)
+		}
 		var bc ScanCounts
 		bc.New, bc.Duplicates, bc.DroppedQuota = res.New, res.Duplicates, res.Dropped
 		for _, cm := range res.Created {

@@ -1,8 +1,12 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,15 +128,24 @@ func TestPipelineDedupeAcrossMonitors(t *testing.T) {
 // Quota edges: reaching the quota exactly drops nothing and says nothing;
 // the first post over it is dropped (counted) and emits
 // usage.quota_reached; later drops in the period emit nothing more.
+//
+// Drops are never silent: exactly one WARN line per project and period
+// (with the project, plan, quota and period), and the source's status says
+// quota_reached with the count.
 func TestPipelineQuota(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	p := newTestPipeline(f, PipelineConfig{QuotaFunc: func(plan string) int {
-		if plan != "trial" {
+	if err := f.st.SetPlan(ctx, f.project.ID, "starter"); err != nil {
+		t.Fatal(err)
+	}
+	var logBuf syncBuffer
+	log := slog.New(slog.NewTextHandler(&logBuf, nil))
+	p := NewPipeline(f.st, nil, PipelineConfig{ProjectTTL: -1, QuotaFunc: func(plan string) int {
+		if plan != "starter" {
 			t.Errorf("quota asked for plan %q", plan)
 		}
 		return 3
-	}})
+	}}, log, nil)
 	m := f.monitor(t, f.project.ID, nil)
 	at := time.Now().Add(-time.Hour)
 	batch := func(ids ...int) []Post {
@@ -148,6 +161,9 @@ func TestPipelineQuota(t *testing.T) {
 	}
 	if evs := f.events(t, "usage.quota_reached"); len(evs) != 0 {
 		t.Errorf("usage.quota_reached at exactly the quota")
+	}
+	if strings.Contains(logBuf.String(), "quota reached") {
+		t.Errorf("a WARN at exactly the quota: %s", logBuf.String())
 	}
 	c, err = p.Process(ctx, m, "hn", batch(4))
 	if err != nil || c.New != 0 || c.DroppedQuota != 1 {
@@ -167,7 +183,7 @@ func TestPipelineQuota(t *testing.T) {
 	}
 	// The scan row says how many were dropped.
 	hn := &fakeCollector{source: "hn", fetch: func(context.Context, Query) (Batch, error) { return Batch{Posts: batch(7, 8)}, nil }}
-	s := NewScheduler(f.st, registryOf(hn), nil, SchedulerConfig{Pipeline: PipelineConfig{QuotaFunc: func(string) int { return 3 }}}, quietLog(), nil)
+	s := NewScheduler(f.st, registryOf(hn), nil, SchedulerConfig{Pipeline: PipelineConfig{QuotaFunc: func(string) int { return 3 }}}, log, nil)
 	if _, err := s.ScanDue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -175,6 +191,53 @@ func TestPipelineQuota(t *testing.T) {
 	if len(scans) != 1 || scans[0].DroppedQuota != 2 || scans[0].Matched != 2 {
 		t.Errorf("scan row: %+v", scans)
 	}
+	// One WARN for the period, however many batches dropped posts.
+	var warns []string
+	for _, line := range strings.Split(logBuf.String(), "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "quota reached") {
+			warns = append(warns, line)
+		}
+	}
+	if len(warns) != 1 {
+		t.Fatalf("%d quota WARN lines, want 1:\n%s", len(warns), logBuf.String())
+	}
+	for _, want := range []string{"project_id=" + f.project.ID, "plan=starter", "quota=3", "period_start=" + store.PeriodStart(time.Now())} {
+		if !strings.Contains(warns[0], want) {
+			t.Errorf("WARN line lacks %q: %s", want, warns[0])
+		}
+	}
+	// The source's status: quota_reached, with the posts its scans dropped.
+	got, err := f.st.Monitor(ctx, f.project.ID, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hnStatus store.SourceStatus
+	for _, st := range got.SourceStatus {
+		if st.Source == "hn" {
+			hnStatus = st
+		}
+	}
+	if hnStatus.Status != "quota_reached" || hnStatus.QuotaDropped != 2 || !strings.Contains(hnStatus.Detail, "2 new posts dropped") {
+		t.Errorf("source status %+v", got.SourceStatus)
+	}
+}
+
+// syncBuffer is a bytes.Buffer a logger may write from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestPipelineDisabledCategoryIsOther(t *testing.T) {

@@ -71,7 +71,7 @@ func startSMTP(t *testing.T, s *testSMTP, implicitTLS *tls.Config) *testSMTP {
 
 func (s *testSMTP) serve(conn net.Conn) {
 	defer func() { conn.Close() }()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(3 * time.Minute))
 	var sess smtpSession
 	_, isTLS := conn.(*tls.Conn)
 	tp := textproto.NewConn(conn)
@@ -143,7 +143,7 @@ func (s *testSMTP) session(t *testing.T) smtpSession {
 	select {
 	case sess := <-s.sessions:
 		return sess
-	case <-time.After(10 * time.Second):
+	case <-time.After(3 * time.Minute):
 		t.Fatal("no SMTP session")
 		return smtpSession{}
 	}

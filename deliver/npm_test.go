@@ -106,7 +106,7 @@ func TestStandardWebhooksNPM(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "verify.mjs")
 	cmd.Dir = dir

@@ -95,8 +95,12 @@ func TestSessionProjects(t *testing.T) {
 	e.do("POST", "/api/v1/projects", e.keyA, map[string]any{"name": "Nope"}).expect(403, "FORBIDDEN")
 	p2 := e.do("POST", "/api/v1/projects", e.sessionA, map[string]any{"name": "Second", "website": "https://second.example"}).ok().data()
 	hasKeys(t, "create_project", p2, "id", "name", "slug", "plan")
-	if p2["plan"] != "trial" {
+	// Self-hosted: no quota unless the operator sets plans.
+	if p2["plan"] != "unlimited" {
 		t.Fatalf("plan %v", p2["plan"])
+	}
+	if u := e.do("GET", "/api/v1/usage", e.sessionA, nil, "Earshot-Project", p2["id"].(string)).ok().data(); u["unlimited"] != true || u["mentions_included"] != float64(0) {
+		t.Fatalf("new project's usage %v", u)
 	}
 	// two projects: list shows both; project-scoped calls need the header
 	ps := e.do("GET", "/api/v1/projects", e.sessionA, nil).ok().data()["projects"].([]any)
@@ -119,8 +123,8 @@ func TestProjectLifecycle(t *testing.T) {
 	base := "/api/v1/projects/" + e.projA.ID
 	g := e.do("GET", base, e.keyA, nil).ok().data()
 	hasKeys(t, "get_project", g, "id", "name", "plan", "mention_quota")
-	if g["mention_quota"].(float64) != 1000 {
-		t.Fatalf("quota %v", g["mention_quota"])
+	if g["plan"] != "unlimited" || g["mention_quota"].(float64) != 0 {
+		t.Fatalf("plan %v quota %v", g["plan"], g["mention_quota"])
 	}
 	u := e.do("PATCH", base, e.keyA, map[string]any{"description": "Project management", "website": nil}).ok().data()
 	hasKeys(t, "update_project", u, "id", "name")
@@ -281,6 +285,10 @@ func TestMonitorsAndKeywords(t *testing.T) {
 
 func TestQuotaBlocksMonitors(t *testing.T) {
 	e := newEnv(t)
+	// New projects are unlimited; an operator who sells plans sets one.
+	if err := e.st.SetPlan(context.Background(), e.projA.ID, "trial"); err != nil {
+		t.Fatal(err)
+	}
 	m := e.do("POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "A", "keywords": []string{"acme"}}).ok().data()
 	e.do("PATCH", "/api/v1/monitors/"+m["id"].(string), e.keyA, map[string]any{"active": false}).ok()
 	if err := e.st.AddUsage(context.Background(), e.projA.ID, time.Now(), 1000, 0, 0.5); err != nil {

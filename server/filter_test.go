@@ -84,7 +84,7 @@ func TestAlertAndViewSelectAlike(t *testing.T) {
 	go func() { defer close(done); _ = w.Run(wctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	queued := -1
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if evs, err := e.st.UndispatchedEvents(ctx, 1); err != nil || len(evs) > 0 {
 			continue
 		}

@@ -303,7 +303,7 @@ func TestRunLoopAndMetrics(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- (&spike.Runner{Store: f.st, Interval: time.Hour, Metrics: reg}).Run(ctx) }()
 	want := `earshot_spikes_detected_total{kind="volume",scope="monitor"} 1`
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute) // ends at the first tick's metrics
 	for {
 		var b strings.Builder
 		if err := reg.WriteText(&b); err != nil {
@@ -323,7 +323,7 @@ func TestRunLoopAndMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(3 * time.Minute):
 		t.Fatal("Run did not return")
 	}
 }

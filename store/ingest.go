@@ -46,8 +46,13 @@ type IngestResult struct {
 	Dropped      int
 	Created      []*Mention // stored mentions, in batch order
 	QuotaReached bool
-	Queued       time.Duration // from submitted to its transaction begun
-	Committed    time.Time     // when the transaction (and its events) committed
+	// QuotaNotified: this batch made the period's first drop (it emitted
+	// usage.quota_reached), so the caller logs it: once per project and
+	// period, whichever process stored it.
+	QuotaNotified bool
+	Period        string        // the quota period (its first day) the batch counted in
+	Queued        time.Duration // from submitted to its transaction begun
+	Committed     time.Time     // when the transaction (and its events) committed
 }
 
 // Group commit. Batches from concurrent callers (one per scan being
@@ -350,7 +355,9 @@ func (s *Store) ingestBatch(ctx context.Context, tx *sql.Tx, projectID string, q
 		if _, err := tx.ExecContext(ctx, `UPDATE usage_periods SET quota_notified = 1 WHERE project_id = ? AND period_start = ?`, projectID, period); err != nil {
 			return res, err
 		}
+		res.QuotaNotified = true
 	}
+	res.Period = period
 	return res, nil
 }
 

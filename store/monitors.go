@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -184,13 +186,14 @@ func (s *Store) RemoveKeyword(ctx context.Context, projectID, keyword string) ([
 // SourceStatus is the health of one source of one monitor.
 type SourceStatus struct {
 	Source           string
-	Status           string // pending, ok, not_configured, rate_limited, failing, stale
+	Status           string // pending, ok, not_configured, rate_limited, failing, stale, quota_reached
 	Detail           string
 	LastError        string
 	FailingSince     *string
 	RateLimitedUntil *string
 	LastOKAt         *string
 	LastPostAt       *string
+	QuotaDropped     int // new posts of this source dropped over the quota this period (scan history)
 }
 
 func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
@@ -221,6 +224,13 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		}
 		got[id][st.Source] = st
 	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	drops, err := s.quotaDrops(ctx, ids)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
 		m.SourceStatus = make([]SourceStatus, 0, len(m.Sources))
 		for _, src := range m.Sources {
@@ -228,10 +238,51 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 			if !ok {
 				st = SourceStatus{Source: src, Status: "pending"}
 			}
+			if d, ok := drops[m.ID+"\x00"+src]; ok {
+				st.QuotaDropped = d.n
+				// A source that fetches fine but whose new posts are
+				// dropped is not ok: it says so until a scan stores a
+				// new post again (the plan changed) or the period ends.
+				if d.blocked && (st.Status == "ok" || st.Status == "stale") {
+					st.Status = "quota_reached"
+					st.Detail = fmt.Sprintf("%d new posts dropped this month: the project's mention quota is used up (earshot project set-plan changes the plan)", d.n)
+				}
+			}
 			m.SourceStatus = append(m.SourceStatus, st)
 		}
 	}
-	return rows.Err()
+	return nil
+}
+
+type quotaDrop struct {
+	n       int
+	blocked bool // the latest scan that dropped posts is newer than the latest that stored one
+}
+
+// quotaDrops sums the posts each source of the monitors dropped over the
+// quota in the current period, from the scan history (kept 30 days, so on
+// the 31st of a month the first day's drops are no longer counted; the
+// project's exact count is in get_usage).
+func (s *Store) quotaDrops(ctx context.Context, monitorIDs []any) (map[string]quotaDrop, error) {
+	args := append([]any{PeriodStart(time.Now())}, monitorIDs...)
+	rows, err := s.r.QueryContext(ctx, `SELECT monitor_id, source, CAST(SUM(dropped_quota) AS BIGINT),
+		MAX(CASE WHEN dropped_quota > 0 THEN started_at END), COALESCE(MAX(CASE WHEN new > 0 THEN started_at END), '')
+		FROM scans WHERE started_at >= ? AND monitor_id IN (`+placeholders(len(monitorIDs))+`)
+		GROUP BY monitor_id, source HAVING SUM(dropped_quota) > 0`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]quotaDrop{}
+	for rows.Next() {
+		var id, src, lastDrop, lastNew string
+		var n int
+		if err := rows.Scan(&id, &src, &n, &lastDrop, &lastNew); err != nil {
+			return nil, err
+		}
+		out[id+"\x00"+src] = quotaDrop{n: n, blocked: lastDrop > lastNew}
+	}
+	return out, rows.Err()
 }
 
 func placeholders(n int) string {

@@ -63,10 +63,15 @@ func randSuffix() string {
 	return string(b)
 }
 
+// DefaultPlan is a new project's plan. A self-hosted installation has no
+// quota unless its operator sets plans (earshot project set-plan): a
+// default quota would drop posts nobody decided to drop.
+const DefaultPlan = "unlimited"
+
 // CreateProject creates a project owned by ownerID, with its membership and
 // default categories, in one transaction.
 func (s *Store) CreateProject(ctx context.Context, ownerID, name string, website *string) (*Project, error) {
-	p := &Project{ID: uuid.NewString(), Name: name, Plan: "trial", Website: website, OwnerID: ownerID, CreatedAt: now(), Role: "owner"}
+	p := &Project{ID: uuid.NewString(), Name: name, Plan: DefaultPlan, Website: website, OwnerID: ownerID, CreatedAt: now(), Role: "owner"}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		base := slugify(name)
 		p.Slug = base

@@ -279,7 +279,7 @@ func TestClaimSkipsMonitorBeingWritten(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, `UPDATE monitors SET name = 'busy!' WHERE id = ?`, busy.ID); err != nil {
 		t.Fatal(err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute) // a claim that waited on the locked row would end here
 	defer cancel()
 	got, err := st.ClaimDueMonitors(cctx, "one", time.Now().Add(time.Second), time.Minute, 10)
 	if err != nil {

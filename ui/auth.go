@@ -52,6 +52,10 @@ type authData struct {
 	Title, CSRF, Next, Email, Error, Param string
 	Form                                   url.Values
 	Public                                 bool
+	// Setup: the setup token the form carries, or NeedToken when the page
+	// asks for it instead of showing the form.
+	Token     string
+	NeedToken bool
 }
 
 func (d authData) FieldErr(name string) string {
@@ -139,11 +143,32 @@ func (u *UI) switchProject(w http.ResponseWriter, r *http.Request, _ httprouter.
 
 // setupPage is the first-run page: it creates the owner and a first
 // project, and only exists while there is no user at all.
+//
+// It asks for the one-time setup token serve prints in its log (the link
+// there carries it as ?token=): the first visitor of a fresh installation
+// reachable from a network is not necessarily its operator.
 func (u *UI) setupPage(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if u.setupDone(w, r) {
 		return
 	}
-	u.renderBare(w, http.StatusOK, "setup", authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r)})
+	d := authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r)}
+	token, given := r.URL.Query().Get("token"), r.URL.Query().Has("token")
+	ok, err := u.svc.CheckSetupToken(r.Context(), token)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if !ok {
+		d.NeedToken = true
+		status := http.StatusOK
+		if given {
+			d.Error, status = capability.ErrSetupToken().Message, http.StatusForbidden
+		}
+		u.renderBare(w, status, "setup", d)
+		return
+	}
+	d.Token = token
+	u.renderBare(w, http.StatusOK, "setup", d)
 }
 
 // setupDone answers the request when setup is over (a user exists: to the
@@ -169,10 +194,19 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return
 	}
 	ctx := r.Context()
-	d := authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r), Form: r.PostForm}
+	d := authData{Title: "Welcome to Earshot", CSRF: u.preCSRF(w, r), Form: r.PostForm, Token: r.PostFormValue("token")}
 	fail := func(e *capability.Error) {
 		d.Error, d.Param = e.Message, e.Param
 		u.renderBare(w, e.Status, "setup", d)
+	}
+	// The token first: without it the form's fields are not even checked.
+	if ok, err := u.svc.CheckSetupToken(ctx, d.Token); err != nil {
+		u.serverError(w, r, err)
+		return
+	} else if !ok {
+		d.NeedToken, d.Token, d.Form = true, "", nil
+		fail(capability.ErrSetupToken())
+		return
 	}
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
 	projName := strings.TrimSpace(r.PostFormValue("project_name"))
@@ -190,7 +224,7 @@ func (u *UI) setupSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return
 	}
 	out, err := u.svc.Setup(ctx, capability.SetupIn{Email: email, Password: pw, FullName: strings.TrimSpace(r.PostFormValue("full_name")),
-		Project: projIn.(*capability.CreateProjectIn)})
+		Token: d.Token, Project: projIn.(*capability.CreateProjectIn)})
 	if err != nil {
 		e, known := capability.AsError(err, "user")
 		if !known {

@@ -20,23 +20,59 @@ func TestFirstRunSetup(t *testing.T) {
 	if st != http.StatusSeeOther || h.Get("Location") != "/setup" {
 		t.Fatalf("/ without users: %d %q", st, h.Get("Location"))
 	}
+	token, err := e.svc.SetupToken(context.Background())
+	if err != nil || len(token) < 32 {
+		t.Fatalf("setup token %q (%v): want 128 bits or more", token, err)
+	}
+	// Without the token (serve prints it in its log) the page asks for it
+	// and shows no account form; a wrong one is refused.
 	st, body, _ := c.get("/setup")
+	if st != 200 || strings.Contains(body, `name="project_name"`) {
+		t.Fatalf("setup without token: %d", st)
+	}
+	must(t, body, "Welcome to Earshot", `name="token"`, "setup?token=", `lang="en"`)
+	st, body, _ = c.get("/setup?token=" + strings.Repeat("0", 32))
+	if st != http.StatusForbidden || strings.Contains(body, `name="project_name"`) {
+		t.Fatalf("setup with a wrong token: %d", st)
+	}
+	form := func(token string) url.Values {
+		return url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}, "token": {token}}
+	}
+	// A visitor without the token can still pass the CSRF check (the
+	// double-submit cookie is theirs): the token is what refuses them.
+	u, _ := url.Parse(e.http.URL)
+	for _, ck := range c.c.Jar.Cookies(u) {
+		if ck.Name == "earshot_precsrf" {
+			c.csrf = ck.Value
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("0", 32), token[:len(token)-1]} {
+		if st, body, _ := c.post("/setup", form(bad), true); st != http.StatusForbidden || !strings.Contains(body, "setup token") {
+			t.Fatalf("POST /setup with token %q: %d", bad, st)
+		}
+	}
+	if open, _ := e.svc.SetupOpen(context.Background()); !open {
+		t.Fatal("a refused setup created a user")
+	}
+	st, body, _ = c.get("/setup?token=" + token)
 	if st != 200 {
 		t.Fatalf("setup %d", st)
 	}
-	must(t, body, "Welcome to Earshot", `name="project_name"`, `lang="en"`)
+	must(t, body, "Welcome to Earshot", `name="project_name"`, `name="token" value="`+token+`"`)
 	// Validation error shown next to its field.
-	st, body, _ = c.post("/setup", url.Values{"email": {"not-an-email"}, "password": {"password123"}, "project_name": {"Acme"}}, true)
+	bad := form(token)
+	bad.Set("email", "not-an-email")
+	st, body, _ = c.post("/setup", bad, true)
 	if st != 400 {
 		t.Fatalf("bad email: %d", st)
 	}
 	must(t, body, `class="field-error"`, "email must be an email address")
-	// Without the token: refused.
-	st, _, _ = c.post("/setup", url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}}, false)
+	// Without the CSRF token: refused.
+	st, _, _ = c.post("/setup", form(token), false)
 	if st != http.StatusForbidden {
 		t.Fatalf("setup without csrf: %d", st)
 	}
-	st, _, _ = c.post("/setup", url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}}, true)
+	st, _, _ = c.post("/setup", form(token), true)
 	if st != http.StatusSeeOther {
 		t.Fatalf("setup: %d", st)
 	}
@@ -45,10 +81,22 @@ func TestFirstRunSetup(t *testing.T) {
 		t.Fatalf("after setup: %d", st)
 	}
 	must(t, body, "New monitor", "Acme")
-	// Setup is gone once a user exists.
-	st, _, h = e.client().get("/setup")
-	if st != http.StatusSeeOther || h.Get("Location") != "/login" {
-		t.Fatalf("setup with a user: %d %q", st, h.Get("Location"))
+	// Setup is gone once a user exists, token or not.
+	for _, p := range []string{"/setup", "/setup?token=" + token} {
+		st, _, h = e.client().get(p)
+		if st != http.StatusSeeOther || h.Get("Location") != "/login" {
+			t.Fatalf("%s with a user: %d %q", p, st, h.Get("Location"))
+		}
+	}
+	c2 := e.client()
+	c2.get("/login")
+	second := form(token)
+	second.Set("email", "second@example.com")
+	if st, _, h := c2.post("/setup", second, true); st != http.StatusSeeOther || h.Get("Location") != "/login" {
+		t.Fatalf("POST /setup with the token after setup: %d %q", st, h.Get("Location"))
+	}
+	if _, err := e.st.UserByEmail(context.Background(), "second@example.com"); err == nil {
+		t.Fatal("the token created a second owner after setup")
 	}
 }
 

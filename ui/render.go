@@ -265,7 +265,7 @@ var labels = map[string]string{
 	"new": "New", "reviewed": "Reviewed", "done": "Done", "ignored": "Ignored", "any": "Any keyword", "all": "All keywords", "phrase": "Exact phrase",
 	"today": "Today", "last_24_hours": "Last 24 hours", "last_7_days": "Last 7 days", "last_30_days": "Last 30 days",
 	"last_90_days": "Last 90 days", "month_to_date": "Month to date", "all_time": "All time",
-	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending",
+	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending", "quota_reached": "Quota reached",
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
 	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",

@@ -219,6 +219,7 @@ type page struct {
 	Data     any
 	Now      time.Time
 	Status   int
+	Dropped  int       // posts the quota dropped this period: the banner
 	start    time.Time // request start, for Server-Timing
 	svc      *capability.Service
 }
@@ -379,6 +380,13 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 
 func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
 	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc}
+	if s.cur != nil {
+		n, err := u.svc.DroppedThisPeriod(r.Context(), s.cur.ID)
+		if err != nil {
+			u.log.Warn("ui: reading the period's dropped posts", "project_id", s.cur.ID, "err", err)
+		}
+		pg.Dropped = n
+	}
 	if c, err := r.Cookie(flashCookie); err == nil {
 		if v, err := url.QueryUnescape(c.Value); err == nil {
 			pg.Flash = v

@@ -47,8 +47,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 100); do
+# Up to 5 minutes (a loaded machine builds and starts slowly); over as
+# soon as /healthz answers, or the server exits.
+for _ in $(seq 1 3000); do
   if curl -fsS "$BASE/healthz" >/dev/null 2>&1; then break; fi
+  kill -0 "$SERVE_PID" 2>/dev/null || break
   sleep 0.1
 done
 curl -fsS "$BASE/healthz" >/dev/null

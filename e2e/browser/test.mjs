@@ -81,7 +81,7 @@ try {
   check(await first.count() === 1, "j selects the first mention");
   const id = await first.getAttribute("data-id");
   await page.keyboard.press("r");
-  await page.locator(`#m-${id} .status-reviewed`).waitFor({ timeout: 5000 });
+  await page.locator(`#m-${id} .status-reviewed`).waitFor({ timeout: 120000 });
   let m = await api("/api/v1/mentions/" + id);
   check(m.status === 200 && m.body.data.status === "reviewed", "r marks reviewed (REST sees " + (m.body.data && m.body.data.status) + ")");
   check(await page.locator(`#m-${id}.cur`).count() === 1, "the row stays current after the in-place update");
@@ -95,7 +95,7 @@ try {
   await page.keyboard.press("x");
   check((await page.locator("#sel-count").textContent()).startsWith("2"), "x selects two mentions");
   await page.keyboard.press("d");
-  await page.locator(`#m-${id3} .status-done`).waitFor({ timeout: 5000 });
+  await page.locator(`#m-${id3} .status-done`).waitFor({ timeout: 120000 });
   const [m2, m3] = await Promise.all([api("/api/v1/mentions/" + id2), api("/api/v1/mentions/" + id3)]);
   check(m2.body.data.status === "done" && m3.body.data.status === "done", "bulk d marks both done");
 
@@ -109,11 +109,11 @@ try {
   console.log("infinite scroll and live mentions");
   const before = await page.locator(".mention").count();
   await page.locator("#more").scrollIntoViewIfNeeded();
-  await page.waitForFunction(n => document.querySelectorAll(".mention").length > n, before, { timeout: 5000 }).catch(() => {});
+  await page.waitForFunction(n => document.querySelectorAll(".mention").length > n, before, { timeout: 120000 }).catch(() => {});
   check(await page.locator(".mention").count() > before, `scrolling loads more (${before} → ${await page.locator(".mention").count()})`);
   execFileSync(process.env.SEED_BIN, ["--data", process.env.EARSHOT_DATA, "--project", process.env.EARSHOT_PROJECT, "--n", "2", "--prefix", "live"]);
   await page.evaluate(() => window.earshotPoll());
-  await page.locator("#new-notice:not([hidden])").waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator("#new-notice:not([hidden])").waitFor({ timeout: 120000 }).catch(() => {});
   check((await page.locator("#new-notice").textContent() || "").includes("2 new"), "new mentions appear without reload: " + (await page.locator("#new-notice").textContent()));
 
   console.log("filters in the URL");
@@ -134,7 +134,7 @@ try {
   check(await page.locator(".mention.compact").count() > 0, "back to compact rows");
 
   console.log("overview");
-  await page.locator("#overview svg.chart-narrow").waitFor({ timeout: 10000 }).catch(() => {});
+  await page.locator("#overview svg.chart-narrow").waitFor({ timeout: 120000 }).catch(() => {});
   check(await page.locator("#overview svg.chart-narrow").isVisible(), "the overview chart (mentions per day by sentiment) shows beside the inbox");
   check(/\d+ mentions · \d+% positive/.test(await page.locator("#overview .ov-words").textContent()), "the overview sums the window up in words");
   const ovBox = await page.locator("#overview").boundingBox(), rowBox = await page.locator(".mention").first().boundingBox();
@@ -158,21 +158,21 @@ try {
   const ids = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
   check(await page.locator(".mention.cur").getAttribute("data-id") === ids[0], "j picks the first new mention");
   await page.keyboard.press("d");
-  await page.locator(`#m-${ids[0]}`).waitFor({ state: "detached", timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${ids[0]}`).waitFor({ state: "detached", timeout: 120000 }).catch(() => {});
   check(await page.locator(`#m-${ids[0]}`).count() === 0, "d moves the mention out of the New view");
   check(await page.locator(".mention.cur").getAttribute("data-id") === ids[1], "the cursor is on the next mention");
   check((await api("/api/v1/mentions/" + ids[0])).body.data.status === "done", "REST sees it done");
   check(+(await page.locator('.view-list a[aria-current="page"] .vcount').textContent()) === newCount - 1, "the view's count goes down with it");
   check(await page.locator("#toast").isVisible() && (await page.locator("#toast").textContent()).includes("Undo"), "an undo toast is shown");
   await page.keyboard.press("i");
-  await page.locator(`#m-${ids[1]}`).waitFor({ state: "detached", timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${ids[1]}`).waitFor({ state: "detached", timeout: 120000 }).catch(() => {});
   check(await page.locator(".mention.cur").getAttribute("data-id") === ids[2], "a second key drains the next one: one key per mention");
   await page.keyboard.press("z");
-  await page.locator(`#m-${ids[1]}`).waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${ids[1]}`).waitFor({ timeout: 120000 }).catch(() => {});
   check(await page.locator(`#m-${ids[1]}`).count() === 1, "z brings the last one back");
   check((await api("/api/v1/mentions/" + ids[1])).body.data.status === "new", "REST sees it new again");
   await page.getByRole("button", { name: "Undo" }).click();
-  await page.locator(`#m-${ids[0]}`).waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${ids[0]}`).waitFor({ timeout: 120000 }).catch(() => {});
   const order = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
   check(order.join() === ids.join(), "the Undo button brings the first one back, in its place");
   check((await api("/api/v1/mentions/" + ids[0])).body.data.status === "new", "REST sees the first new again");
@@ -228,11 +228,11 @@ try {
   await page.goto(BASE + "/monitors/new");
   await page.locator("#mf-name").fill("Acme brand");
   await page.locator("#mf-kw").fill("Acme\nacme.example");
-  await page.locator("#pv-summary", { hasText: / of the \d+/ }).waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator("#pv-summary", { hasText: / of the \d+/ }).waitFor({ timeout: 120000 }).catch(() => {});
   const pv = await page.locator("#pv-summary").textContent();
   check(/\d+ of the \d+/.test(pv), "live preview while typing: " + pv);
   await page.getByRole("button", { name: "Create monitor" }).click();
-  await page.waitForURL(BASE + "/monitors", { timeout: 10000 }).catch(async () => console.log("  form answered: " + await page.locator(".error, .field-error").allTextContents()));
+  await page.waitForURL(BASE + "/monitors", { timeout: 120000 }).catch(async () => console.log("  form answered: " + await page.locator(".error, .field-error").allTextContents()));
   check(await page.locator(".card h2", { hasText: "Acme brand" }).count() === 1, "monitor created through the form");
   const mons = await api("/api/v1/monitors");
   check(mons.body.data.monitors.some(x => x.name === "Acme brand" && x.keywords.includes("acme.example")), "REST lists the new monitor");
@@ -264,7 +264,7 @@ try {
   const neg = (await api("/api/v1/mentions/" + negID)).body.data;
   check(neg.sentiment === "negative" && !wallBefore.includes(neg.url), "a negative complaint is off the wall by default");
   await page.keyboard.press("f");
-  await page.locator(`#m-${negID} .wall-featured`).waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${negID} .wall-featured`).waitFor({ timeout: 120000 }).catch(() => {});
   check((await api("/api/v1/mentions/" + negID)).body.data.public_visibility === "featured", "f features it (REST sees featured)");
   await page.goto(BASE + "/?category=testimonial");
   await page.keyboard.press("j");
@@ -272,7 +272,7 @@ try {
   const hid = (await api("/api/v1/mentions/" + hidID)).body.data;
   check(wallBefore.includes(hid.url), "a testimonial is on the wall by default");
   await page.locator(".mention.cur").getByRole("button", { name: "Hide" }).click();
-  await page.locator(`#m-${hidID} .wall-hidden`).waitFor({ timeout: 5000 }).catch(() => {});
+  await page.locator(`#m-${hidID} .wall-hidden`).waitFor({ timeout: 120000 }).catch(() => {});
   check((await api("/api/v1/mentions/" + hidID)).body.data.public_visibility === "hidden", "the Hide button hides it (REST sees hidden)");
   await page.goto(BASE + "/wall");
   check(await page.locator(".mention").first().getAttribute("data-id") === negID, "the editor's preview leads with the featured mention");
@@ -367,7 +367,7 @@ try {
     await axeCheck(page, `inbox with a selection ${w}`);
     await page.keyboard.press("x");
     await page.keyboard.press("r");
-    await page.locator("#toast:not([hidden])").waitFor({ timeout: 5000 }).catch(() => {});
+    await page.locator("#toast:not([hidden])").waitFor({ timeout: 120000 }).catch(() => {});
     await axeCheck(page, `inbox with the undo toast ${w}`);
     await page.keyboard.press("z");
     await page.keyboard.press("?");
@@ -375,7 +375,7 @@ try {
     await page.keyboard.press("Escape");
     if (w === 360) {
       await page.goto(BASE + "/");
-      await page.locator("#overview:not([data-src])").waitFor({ timeout: 10000 }).catch(() => {});
+      await page.locator("#overview:not([data-src])").waitFor({ timeout: 120000 }).catch(() => {});
       check(!(await page.locator("#overview svg.chart-narrow").isVisible()), "on a phone the overview starts folded above the rows");
       await page.locator("#overview summary").click();
       const ovw = await page.locator("#overview svg.chart-narrow").boundingBox();
@@ -422,7 +422,7 @@ try {
   await fp.goto(BASE + "/login");
   await fp.getByLabel("Email").fill("owner@example.com");
   await fp.getByLabel("Password").fill("a-better-pass-1");
-  await Promise.all([fp.waitForURL(BASE + "/", { timeout: 10000 }).catch(() => {}), fp.getByRole("button", { name: "Log in" }).click()]);
+  await Promise.all([fp.waitForURL(BASE + "/", { timeout: 120000 }).catch(() => {}), fp.getByRole("button", { name: "Log in" }).click()]);
   check(fp.url() === BASE + "/", "the new password logs in");
   await fresh.close();
 

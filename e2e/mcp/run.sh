@@ -45,8 +45,11 @@ PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()
 BASE="http://127.0.0.1:$PORT"
 "$BIN" serve --data "$DATA" --addr "127.0.0.1:$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 1 100); do
+# Up to 5 minutes (a loaded machine builds and starts slowly); over as
+# soon as /healthz answers, or the server exits.
+for _ in $(seq 1 3000); do
   if node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$BASE/healthz"; then break; fi
+  kill -0 "$SERVER_PID" 2>/dev/null || break
   sleep 0.1
 done
 node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$BASE/healthz" || { cat "$WORK/serve.log" >&2; exit 1; }

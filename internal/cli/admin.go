@@ -102,7 +102,7 @@ func cmdProjectCreate(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, map[string]any{"id": pr.ID, "name": pr.Name, "slug": pr.Slug, "plan": pr.Plan, "website": pr.Website, "owner_id": pr.OwnerID})
+	return printJSON(stdout, map[string]any{"id": pr.ID, "name": pr.Name, "slug": pr.Slug, "plan": pr.Plan, "mention_quota": svc.Quota(pr.Plan), "website": pr.Website, "owner_id": pr.OwnerID})
 }
 
 // callSystem runs a capability as the system (CLI), validating body like REST.

@@ -105,7 +105,7 @@ func TestClassifyStreams(t *testing.T) {
 			if !strings.HasPrefix(a, `{"id":`+string(rune('1'+i))) {
 				t.Errorf("answer %d: %s", i+1, a)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(readyBound):
 			t.Fatalf("no answer to line %d before the next line", i+1)
 		}
 	}

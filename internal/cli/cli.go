@@ -520,6 +520,11 @@ func parsePlanQuotas(s string) (map[string]int, error) {
 	if _, ok := out["trial"]; !ok {
 		out["trial"] = 1000
 	}
+	// New projects are on store.DefaultPlan: a list without it must not
+	// give them trial's quota (Quota's fallback for unknown plans).
+	if _, ok := out[store.DefaultPlan]; !ok {
+		out[store.DefaultPlan] = 0
+	}
 	return out, nil
 }
 

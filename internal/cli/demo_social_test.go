@@ -45,23 +45,16 @@ func TestDemoShowsBlueskyAndMastodon(t *testing.T) {
 	}()
 	defer func() {
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("demo did not stop")
-		}
+		waitDone(t, "demo", done)
 	}()
 	reKey := regexp.MustCompile(`API key\s+(esk_\S+)`)
 	var key string
-	for i := 0; i < 200 && key == ""; i++ {
+	waitUntil(t, "the demo to print its API key", done, func() bool {
 		if m := reKey.FindStringSubmatch(out.String()); m != nil {
 			key = m[1]
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if key == "" {
-		t.Fatalf("no API key printed: %s / %s", out.String(), errb.String())
-	}
+		return key != ""
+	})
 	get := func(path string, v any) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
@@ -97,7 +90,7 @@ func TestDemoShowsBlueskyAndMastodon(t *testing.T) {
 				Items []mention `json:"items"`
 			} `json:"data"`
 		}
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(readyBound)
 		// Scans store as they go: wait for both monitors' scans.
 		for len(page.Data.Items) < 5 && time.Now().Before(deadline) {
 			get("/api/v1/mentions?source="+src+"&limit=100", &page)
@@ -122,7 +115,7 @@ func TestDemoShowsBlueskyAndMastodon(t *testing.T) {
 	// Both sources ok on the brand monitor (polled: a status is saved just
 	// after its scan's mentions).
 	var got []string
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := time.Now().Add(readyBound); ; {
 		var mons struct {
 			Data struct {
 				Monitors []struct {

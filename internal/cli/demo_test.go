@@ -22,7 +22,7 @@ import (
 // server, and mentions from every source (vocab.Sources, Bluesky and Mastodon
 // included) are stored, classified.
 func TestDemoCollectsFromAllSources(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), readyBound)
 	defer cancel()
 	st, err := store.Open(ctx, t.TempDir())
 	if err != nil {

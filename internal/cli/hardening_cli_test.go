@@ -41,21 +41,10 @@ func startServe(t *testing.T, env map[string]string, args ...string) string {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
+		waitDone(t, "serve", done)
 	})
-	for i := 0; i < 1200; i++ { // up to 30 s on a loaded machine
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return addr
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatal("serve did not start")
-	return ""
+	waitUntil(t, "serve to answer /healthz", done, func() bool { return healthy("http://" + addr) })
+	return addr
 }
 
 // Finding 7: a client that sends its body one byte at a time is cut off

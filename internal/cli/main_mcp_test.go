@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -51,7 +50,7 @@ func mcpProject(t *testing.T) (data, key string) {
 
 func TestMCPCommandOverStdio(t *testing.T) {
 	data, key := mcpProject(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), readyBound)
 	defer cancel()
 	cmd := exec.Command(os.Args[0], "mcp", "--data", data, "--log-level", "warn")
 	var stderr bytes.Buffer

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"earshot/store/storetest"
 )
@@ -44,7 +43,7 @@ func TestAdminCLI(t *testing.T) {
 		t.Fatalf("project create: %d %s", code, errs)
 	}
 	var proj map[string]any
-	if err := json.Unmarshal([]byte(out), &proj); err != nil || proj["plan"] != "trial" || proj["slug"] != "acme" {
+	if err := json.Unmarshal([]byte(out), &proj); err != nil || proj["plan"] != "unlimited" || proj["mention_quota"] != float64(0) || proj["slug"] != "acme" {
 		t.Fatalf("project json %q %v", out, err)
 	}
 	pid := proj["id"].(string)
@@ -120,40 +119,20 @@ func TestServeGracefulShutdown(t *testing.T) {
 	env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	done := make(chan int, 1)
 	go func() {
 		var out, errb bytes.Buffer
 		done <- run(ctx, []string{"serve", "--addr", addr}, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
 	}()
-	var resp *http.Response
-	var err error
-	for i := 0; i < 100; i++ {
-		resp, err = http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("healthz %d", resp.StatusCode)
-	}
+	waitUntil(t, "serve to answer /healthz", done, func() bool { return healthy("http://" + addr) })
 	m, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Body.Close()
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exited %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := waitDone(t, "serve", done); code != 0 {
+		t.Fatalf("serve exited %d", code)
 	}
 	// the database is consistent and reusable after shutdown
 	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "password123"); code != 0 {

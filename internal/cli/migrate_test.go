@@ -83,7 +83,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	if !storetest.Postgres() {
 		t.Skip("needs PostgreSQL: set " + storetest.EnvURL)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), readyBound)
 	defer cancel()
 	dir := t.TempDir()
 	st, err := store.Open(ctx, dir)

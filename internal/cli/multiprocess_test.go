@@ -117,15 +117,8 @@ func startServeProcess(t *testing.T, name string, env []string) (*exec.Cmd, stri
 			t.Logf("log of %s (last lines):\n%s", name, strings.Join(lines[max(0, len(lines)-30):], "\n"))
 		}
 	})
-	for i := 0; i < 600; i++ {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return cmd, "http://" + addr
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s did not start", name)
-	return nil, ""
+	waitUntil(t, name+" to answer /healthz", nil, func() bool { return healthy("http://" + addr) })
+	return cmd, "http://" + addr
 }
 
 // Issue 17: two `earshot serve` share one PostgreSQL database. Both collect
@@ -344,7 +337,7 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 // on SQLite, with one scheduler: how many mentions each project gets.
 func referenceCounts(t *testing.T, replayURL string, n int) (mentions []int, stories []string, events []int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), readyBound)
 	defer cancel()
 	st, err := store.Open(ctx, t.TempDir())
 	if err != nil {

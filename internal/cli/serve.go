@@ -235,10 +235,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		printDemo(stdout, info)
 		fmt.Fprintf(stdout, "\nStop with Ctrl-C.\n")
-	} else if cfg.LogFormat != "json" {
-		// For people; with JSON logs every stderr line is an object (the
-		// "earshot listening" line says the same).
-		fmt.Fprintf(stderr, "earshot %s serving on %s\n", buildInfo().Version, cfg.BaseURL)
+	} else {
+		if cfg.LogFormat != "json" {
+			// For people; with JSON logs every stderr line is an object
+			// (the "earshot listening" line says the same).
+			fmt.Fprintf(stderr, "earshot %s serving on %s\n", buildInfo().Version, cfg.BaseURL)
+		}
+		announceSetup(ctx, svc, log, cfg.BaseURL)
 	}
 	select {
 	case err := <-errc:
