@@ -51,8 +51,9 @@ type Store struct {
 	// the schema, so installations in separate schemas do not share them.
 	lockKey int64
 
-	ingest  ingestQueue // concurrent IngestMentions share transactions
-	stories storyIndex  // recent mentions' story keys (story_index.go)
+	ingest  ingestQueue  // concurrent IngestMentions share transactions
+	stories storyIndex   // recent mentions' story keys (story_index.go)
+	storage storageState // whether writes fail for lack of space (storage.go)
 }
 
 // FileName is the database file Open keeps in its data dir.
@@ -244,7 +245,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, s.lockKey+1)
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+	if _, err := s.wr(ctx).ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	// Each applied version has its row: a migration is applied once it is
@@ -252,7 +253,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// number ranges and land in any order, so a database may already hold
 	// 121 when 092 arrives.
 	applied := map[int]bool{}
-	rows, err := s.w.QueryContext(ctx, `SELECT version FROM schema_version`)
+	rows, err := s.wr(ctx).QueryContext(ctx, `SELECT version FROM schema_version`)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -303,7 +304,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // SchemaVersion returns the applied migration version and the latest known.
 func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err error) {
-	if err = s.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&applied); err != nil {
+	if err = s.rd(ctx).QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_version`).Scan(&applied); err != nil {
 		return 0, 0, err
 	}
 	files, glob := s.migrations()
@@ -327,10 +328,10 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 	if _, err := os.Stat(file); err == nil {
 		return fmt.Errorf("backup: %s already exists", file)
 	}
-	_, err := s.r.ExecContext(ctx, `VACUUM INTO ?`, file)
+	_, err := s.rd(ctx).ExecContext(ctx, `VACUUM INTO ?`, file)
 	if err != nil {
 		// query_only connections refuse VACUUM INTO on some builds; use the writer.
-		_, err = s.w.ExecContext(ctx, `VACUUM INTO ?`, file)
+		_, err = s.wr(ctx).ExecContext(ctx, `VACUUM INTO ?`, file)
 	}
 	return err
 }
@@ -372,9 +373,16 @@ const (
 // transactions are therefore serialised on both backends, as the store's
 // read-then-write code (story assignment, quotas, leases) expects; readers
 // never wait for it.
+//
+// Inside a request's transaction (txctx.go) fn runs in a savepoint of it
+// instead, and commits with the request.
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if rtx := s.requestTxOf(ctx); rtx != nil {
+		return s.nestedTx(ctx, rtx, fn)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
+		s.noteWrite(err)
 		return err
 	}
 	if s.pg {
@@ -385,9 +393,14 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
+		if IsStorageFull(err) {
+			s.noteWrite(err)
+		}
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	s.noteWrite(err)
+	return err
 }
 
 // ErrBackupPostgres is Backup's answer on PostgreSQL.
