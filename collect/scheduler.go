@@ -66,6 +66,8 @@ type Scheduler struct {
 	scans     *metrics.Counter   // source, outcome
 	scanTime  *metrics.Histogram // source
 	failedEvt *metrics.Counter   // source
+
+	storageRetry storageRetries // scans that met a full disk (storage_retry.go)
 }
 
 // NewScheduler returns a scheduler over st using the collectors in reg and
@@ -219,6 +221,7 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.Lease-s.cfg.Lease/10)
 	defer cancel()
 	next := s.nextScan(m, start)
+	storageFailures := s.st.StorageFailures()
 	states, err := s.st.SourceStates(sctx, m.ID)
 	if err != nil {
 		log.Error("loading source states", "err", err)
@@ -240,6 +243,9 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 		}
 		wg.Wait()
 	}
+	// A write refused for lack of space meanwhile (this scan's, most
+	// likely): retry soon, not at the next interval (storage_retry.go).
+	next = s.storageRetry.next(m.ID, s.st.StorageFailures() != storageFailures, s.now(), next)
 	if ctx.Err() != nil {
 		next = s.now() // shutting down: due again at once, for whoever runs next
 	}

@@ -38,6 +38,7 @@ func IsStorageFull(err error) bool {
 // retries a scan soon instead of at its next interval.
 type storageState struct {
 	fullSince atomic.Int64 // Unix nanoseconds; 0 while writes succeed
+	failures  atomic.Int64 // writes refused for lack of space, ever
 }
 
 // noteWrite records the outcome of a write: a full-storage error marks the
@@ -47,6 +48,7 @@ func (s *Store) noteWrite(err error) {
 	case err == nil:
 		s.storage.fullSince.Store(0)
 	case IsStorageFull(err):
+		s.storage.failures.Add(1)
 		s.storage.fullSince.CompareAndSwap(0, time.Now().UnixNano())
 	}
 }
@@ -60,3 +62,8 @@ func (s *Store) StorageFull() (since time.Time, full bool) {
 	}
 	return time.Unix(0, n).UTC(), true
 }
+
+// StorageFailures counts the writes refused for lack of space since the
+// store opened: a caller that reads it before and after some work knows
+// whether a write failed so meanwhile, even if a later one succeeded.
+func (s *Store) StorageFailures() int64 { return s.storage.failures.Load() }
