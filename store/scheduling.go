@@ -39,8 +39,10 @@ import (
 //     NOTHING) and the quota ledger need no lease: each is one write
 //     transaction or one conditional statement, and the second process
 //     finds the work done.
-//   - Idempotency keys live in the database, so they are global; a key
-//     whose request died "running" blocks it for 2 minutes (staleRunning).
+//   - Idempotency answers live in the database, so they are global; a
+//     request commits with its answer (idempotency.go), so one that died
+//     leaves nothing, and another process's request with the key waits
+//     for the running one's transaction, then replays its answer.
 //   - The generic leases table (migration 001) is not used by any code.
 
 // ClaimDueMonitors leases up to limit monitors that are due at now — active,
