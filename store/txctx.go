@@ -134,6 +134,7 @@ func (w storageWatch) QueryRowContext(ctx context.Context, query string, args ..
 // call made with that context runs in it until Commit or Rollback.
 type RequestTx struct {
 	s    *Store
+	conn *sql.Conn
 	tx   *sql.Tx
 	rt   *requestTx
 	ctx  context.Context
@@ -148,18 +149,26 @@ func (s *Store) BeginRequestTx(ctx context.Context) (*RequestTx, error) {
 	if s.requestTxOf(ctx) != nil {
 		return nil, errors.New("a request transaction is already open in this context")
 	}
-	tx, err := s.w.BeginTx(context.WithoutCancel(ctx), nil)
+	// Waiting for the writer (SQLite) or a connection ends with ctx; the
+	// transaction, once open, does not.
+	conn, err := s.w.Conn(ctx)
 	if err != nil {
+		return nil, err
+	}
+	tx, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		conn.Close()
 		s.noteWrite(err)
 		return nil, err
 	}
 	if s.pg {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, s.lockKey); err != nil {
 			tx.Rollback()
+			conn.Close()
 			return nil, err
 		}
 	}
-	t := &RequestTx{s: s, tx: tx, rt: &requestTx{s: s, tx: tx}}
+	t := &RequestTx{s: s, conn: conn, tx: tx, rt: &requestTx{s: s, tx: tx}}
 	t.ctx = context.WithValue(ctx, requestTxKey{}, t.rt)
 	return t, nil
 }
@@ -176,6 +185,7 @@ func (t *RequestTx) Commit() error {
 	}
 	t.done = true
 	err := t.tx.Commit()
+	t.conn.Close()
 	t.s.noteWrite(err)
 	if err != nil {
 		return fmt.Errorf("committing: %w", err)
@@ -196,6 +206,7 @@ func (t *RequestTx) Rollback() {
 	}
 	t.done = true
 	t.tx.Rollback()
+	t.conn.Close()
 }
 
 // nestedTx runs fn inside the request's transaction tx, in a savepoint, so
