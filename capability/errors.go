@@ -69,6 +69,15 @@ func Internal() *Error {
 	return &Error{Status: http.StatusInternalServerError, Code: "INTERNAL", Message: "internal error; the request id identifies it in the server log"}
 }
 
+// StorageFull is a 507: the database could not write for lack of space.
+// Nothing of the request was stored (its transaction rolled back), so the
+// same request, with the same Idempotency-Key, may be sent again once
+// space is freed.
+func StorageFull() *Error {
+	return &Error{Status: http.StatusInsufficientStorage, Code: "STORAGE_FULL",
+		Message: "the server's storage is full (disk or database size limit): nothing was saved; retry once space is freed"}
+}
+
 // AsError maps any error from a capability to an *Error; unknown errors
 // become INTERNAL (ok=false so the caller logs the original).
 func AsError(err error, what string) (e *Error, known bool) {
@@ -78,6 +87,8 @@ func AsError(err error, what string) (e *Error, known bool) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound(what), true
+	case store.IsStorageFull(err):
+		return StorageFull(), true
 	case errors.Is(err, store.ErrConflict):
 		// "…: conflict" reads as noise to a person; the code says it.
 		return Conflict(strings.TrimSuffix(err.Error(), ": "+store.ErrConflict.Error())), true

@@ -5,9 +5,12 @@ import "context"
 // Health is what /healthz reports of the database: each check "ok" or
 // what is wrong, and whether all passed.
 type Health struct {
-	OK      bool
-	Checks  map[string]string // "database", "migrations"
-	Backend string            // the store's engine: "sqlite" or "postgres"
+	OK bool
+	// Degraded: the service answers, but something needs an operator (a
+	// full disk: reads work, writes fail with 507 STORAGE_FULL).
+	Degraded bool
+	Checks   map[string]string // "database", "storage", "migrations"
+	Backend  string            // the store's engine: "sqlite" or "postgres"
 }
 
 // The migrations check's answers besides "ok": migrations this binary
@@ -27,6 +30,13 @@ func (s *Service) Health(ctx context.Context) Health {
 		return h
 	}
 	h.Checks["database"] = "ok"
+	// "storage" fails from a write refused for lack of space until a
+	// write commits again (store.StorageFull).
+	h.Checks["storage"] = "ok"
+	if _, full := s.Store.StorageFull(); full {
+		h.Degraded = true
+		h.Checks["storage"] = "full"
+	}
 	ms, err := s.Store.MigrationStatus(ctx)
 	switch {
 	case err != nil:

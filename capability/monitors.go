@@ -202,13 +202,16 @@ func (s *Service) createMonitor(ctx context.Context, p *Principal, in *CreateMon
 	if err := s.Store.CreateMonitor(ctx, m); err != nil {
 		return nil, err
 	}
-	s.monitorChanged(p.ProjectID, m.ID)
+	s.monitorChanged(ctx, p.ProjectID, m.ID)
 	return s.monitorRecord(ctx, p.ProjectID, m.ID)
 }
 
-func (s *Service) monitorChanged(projectID, id string) {
+// monitorChanged nudges the scheduler once the change is committed (an
+// idempotent request commits at its end): before, the scheduler would not
+// see it.
+func (s *Service) monitorChanged(ctx context.Context, projectID, id string) {
 	if s.MonitorChanged != nil {
-		s.MonitorChanged(projectID, id)
+		s.Store.AfterCommit(ctx, func() { s.MonitorChanged(projectID, id) })
 	}
 }
 
@@ -294,7 +297,7 @@ func (s *Service) updateMonitor(ctx context.Context, p *Principal, in *UpdateMon
 			return nil, err
 		}
 	}
-	s.monitorChanged(p.ProjectID, m.ID)
+	s.monitorChanged(ctx, p.ProjectID, m.ID)
 	return s.monitorRecord(ctx, p.ProjectID, m.ID)
 }
 
@@ -308,7 +311,7 @@ func (s *Service) deleteMonitor(ctx context.Context, p *Principal, in *IDPath) (
 	if err := s.Store.DeleteMonitor(ctx, p.ProjectID, in.ID); err != nil {
 		return nil, err
 	}
-	s.monitorChanged(p.ProjectID, in.ID)
+	s.monitorChanged(ctx, p.ProjectID, in.ID)
 	return &DeletedOut{Deleted: true, ID: in.ID}, nil
 }
 
@@ -327,7 +330,7 @@ func (s *Service) updateKeyword(ctx context.Context, p *Principal, in *UpdateKey
 	if err := s.Store.RestartCollection(ctx, m.ID); err != nil {
 		return nil, err
 	}
-	s.monitorChanged(p.ProjectID, m.ID)
+	s.monitorChanged(ctx, p.ProjectID, m.ID)
 	return &UpdateKeywordOut{ID: m.ID, Keywords: m.Keywords, Active: m.Active}, nil
 }
 
@@ -345,7 +348,7 @@ func (s *Service) deleteKeyword(ctx context.Context, p *Principal, in *DeleteKey
 		if !m.Active {
 			out.Stopped = append(out.Stopped, m.ID)
 		}
-		s.monitorChanged(p.ProjectID, m.ID)
+		s.monitorChanged(ctx, p.ProjectID, m.ID)
 	}
 	return out, nil
 }

@@ -57,7 +57,7 @@ func TestIdempotentReplayKeepsNoSecret(t *testing.T) {
 			if a, b := mustJSON(t, want), mustJSON(t, replay.data); a != b {
 				t.Errorf("replay is not the same record:\n got %s\nwant %s", b, a)
 			}
-			rec, err := e.st.IdemBegin(context.Background(), "project:"+e.projA.ID, c.capability, key, "", 0)
+			rec, err := e.st.IdemLookup(context.Background(), "project:"+e.projA.ID, c.capability, key)
 			if err != nil || rec == nil {
 				t.Fatalf("stored record: %v %v", rec, err)
 			}

@@ -23,6 +23,12 @@ type Config struct {
 	AllowPrivateWebhooks bool
 	SessionTTL           time.Duration
 	IdempotencyWindow    time.Duration
+	// CrashAt, when set, is called at named points of a request where a
+	// crash is most harmful ("idempotent-write": the change is made but
+	// not committed; "idempotent-commit": committed, not yet answered).
+	// Only fault tests set it (EARSHOT_TEST_CRASH_AFTER, config.go), to
+	// kill the process there.
+	CrashAt func(point string)
 }
 
 // Service holds the dependencies of every capability and the catalogue.
@@ -40,6 +46,7 @@ type Service struct {
 	sessions   []*Capability // session operations (sessions.go)
 	byName     map[string]*Capability
 	keyTouched sync.Map // key id → time of the last recorded use
+	inFlight   sync.Map // idempotent requests running in this process (Execute)
 	logins     loginGuard
 	cursorKey  []byte // this installation's cursor signing key (cursor.go)
 	formKey    []byte // seals the dashboard's form state (cursor.go, ui/prg.go)
@@ -148,48 +155,51 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 		body, _ := json.Marshal(in)
 		sum := sha256.Sum256(append([]byte(c.Name+"\x00"), body...))
 		hash := hex.EncodeToString(sum[:])
-		rec, err := s.Store.IdemBegin(ctx, scope, c.Name, idemKey, hash, s.Config.IdempotencyWindow)
+		// One request per key at a time in this process: a second one
+		// answers IN_USE at once rather than queue behind the first's
+		// transaction. The mark lives in memory, so a process that dies
+		// takes it along: nothing blocks the key after a crash.
+		flight := scope + "\x00" + c.Name + "\x00" + idemKey
+		if _, busy := s.inFlight.LoadOrStore(flight, struct{}{}); busy {
+			return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_IN_USE", Message: "a request with this Idempotency-Key is still running"}, c)
+		}
+		defer s.inFlight.Delete(flight)
+		// The request and its stored answer commit in one transaction
+		// (store.BeginIdem): a crash cannot keep the change and lose the
+		// answer. Another process's request with the key (PostgreSQL)
+		// waits for that transaction here and then replays its answer.
+		t, rec, err := s.Store.BeginIdem(ctx, scope, c.Name, idemKey)
 		if err != nil {
-			return Outcome{Status: 500, Err: Internal(), Cause: err}
+			return failure(err, c)
 		}
 		if rec != nil {
-			switch {
-			case rec.RequestHash != hash:
-				return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_REUSED", Message: "this Idempotency-Key was used with a different request"}, c)
-			case rec.State != "done":
-				return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_IN_USE", Message: "a request with this Idempotency-Key is still running"}, c)
-			}
-			var so storedOutcome
-			if err := json.Unmarshal(rec.Response, &so); err != nil {
-				return Outcome{Status: 500, Err: Internal(), Cause: err}
-			}
-			o := Outcome{Status: so.Status, Err: so.Err, Replayed: true}
-			if so.Err == nil {
-				o.Data = so.Data
-			} else {
-				so.Err.Status = so.Status
-			}
-			return o
+			return replay(rec, hash, c)
 		}
+		ctx = t.Context()
 		defer func() {
-			// A panic propagates to the binding's recovery; forget the key first.
+			// A panic propagates to the binding's recovery; undo first.
 			if r := recover(); r != nil {
-				s.Store.IdemAbort(context.WithoutCancel(ctx), scope, c.Name, idemKey)
+				t.Rollback()
 				panic(r)
 			}
-			if storable(out) {
-				so := storedOutcome{Status: out.Status, Err: out.Err}
-				if out.Err == nil {
-					so.Data, _ = json.Marshal(out.Data)
-					so.Data = withoutSecrets(so.Data, c.Secrets)
-				}
-				b, _ := json.Marshal(so)
-				if err := s.Store.IdemFinish(context.WithoutCancel(ctx), scope, c.Name, idemKey, out.Status, b); err != nil {
-					s.Log.Error("storing idempotent response", "err", err)
-				}
-			} else {
-				s.Store.IdemAbort(context.WithoutCancel(ctx), scope, c.Name, idemKey)
+			if !storable(out) {
+				t.Rollback() // refused or failed: nothing of it stays
+				return
 			}
+			so := storedOutcome{Status: out.Status, Err: out.Err}
+			if out.Err == nil {
+				so.Data, _ = json.Marshal(out.Data)
+				so.Data = withoutSecrets(so.Data, c.Secrets)
+			}
+			b, _ := json.Marshal(so)
+			s.crashPoint("idempotent-write")
+			if err := s.Store.FinishIdem(t, scope, c.Name, idemKey, hash, out.Status, b, s.Config.IdempotencyWindow); err != nil {
+				// The change rolled back with its answer: the client
+				// must not see it succeed.
+				out = failure(err, c)
+				return
+			}
+			s.crashPoint("idempotent-commit")
 		}()
 	}
 	if c.Write && !c.NoProject {
@@ -206,6 +216,33 @@ func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in a
 		return failure(err, c)
 	}
 	return Outcome{Status: http.StatusOK, Data: data}
+}
+
+// replay answers a request with the stored answer of its key, or 409 when
+// the key was used for another request.
+func replay(rec *store.IdemRecord, hash string, c *Capability) Outcome {
+	if rec.RequestHash != hash {
+		return failure(&Error{Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_REUSED", Message: "this Idempotency-Key was used with a different request"}, c)
+	}
+	var so storedOutcome
+	if err := json.Unmarshal(rec.Response, &so); err != nil {
+		return Outcome{Status: 500, Err: Internal(), Cause: err}
+	}
+	o := Outcome{Status: so.Status, Err: so.Err, Replayed: true}
+	if so.Err == nil {
+		o.Data = so.Data
+	} else {
+		so.Err.Status = so.Status
+	}
+	return o
+}
+
+// crashPoint lets a fault test kill the process at a named point
+// (Config.CrashAt); it does nothing otherwise.
+func (s *Service) crashPoint(name string) {
+	if s.Config.CrashAt != nil {
+		s.Config.CrashAt(name)
+	}
 }
 
 // withoutSecrets returns data with each named top-level field that is
@@ -247,7 +284,7 @@ func storable(o Outcome) bool {
 func failure(err error, c *Capability) Outcome {
 	e, known := AsError(err, resourceName(c))
 	o := Outcome{Status: e.Status, Err: e}
-	if !known {
+	if !known || e.Code == "STORAGE_FULL" { // an operator must hear of a full disk
 		o.Cause = err
 	}
 	var le *LimitedError

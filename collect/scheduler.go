@@ -70,6 +70,8 @@ type Scheduler struct {
 	scans     *metrics.Counter   // source, outcome
 	scanTime  *metrics.Histogram // source
 	failedEvt *metrics.Counter   // source
+
+	storageRetry storageRetries // scans that met a full disk (storage_retry.go)
 }
 
 // NewScheduler returns a scheduler over st using the collectors in reg and
@@ -277,6 +279,7 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 	defer cancel()
 	stopBeat := s.keepLease(lctx, lose, log, m.ID, start)
 	next := s.nextScan(m, start)
+	storageFailures := s.st.StorageFailures()
 	states, err := s.st.SourceStates(sctx, m.ID)
 	if err != nil {
 		log.Error("loading source states", "err", err)
@@ -302,6 +305,9 @@ func (s *Scheduler) scanMonitor(ctx context.Context, m *store.Monitor) {
 	if errors.Is(context.Cause(lctx), store.ErrLeaseLost) {
 		return // another scheduler has the monitor: its scan decides
 	}
+	// A write refused for lack of space meanwhile (this scan's, most
+	// likely): retry soon, not at the next interval (storage_retry.go).
+	next = s.storageRetry.next(m.ID, s.st.StorageFailures() != storageFailures, s.now(), next)
 	if ctx.Err() != nil {
 		next = s.now() // shutting down: due again at once, for whoever runs next
 	}

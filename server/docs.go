@@ -164,6 +164,9 @@ func (s *Server) serveDocsReference(w http.ResponseWriter, r *http.Request, ps h
 		page.DataJSON = string(b)
 	}
 	for _, e := range errorStatuses {
+		if e.Status == "507" && !mayAnswer(c, e.Status) {
+			continue
+		}
 		page.Errors = append(page.Errors, docsError{Status: e.Status, Codes: e.Codes, When: strings.ReplaceAll(e.Description, "`", "")})
 	}
 	s.renderDocs(w, r, http.StatusOK, page)

@@ -62,7 +62,7 @@ type mcpBinding struct {
 }
 
 var mcpInstructions = fmt.Sprintf(`Earshot monitors public posts that mention a brand, its products and its competitors (X, Reddit, YouTube, LinkedIn, Threads, Bluesky, Mastodon, Hacker News, news feeds, review sites) and classifies each one (category, sentiment, urgency 0-100, summary, relevance).
-Every tool answers the same envelope as the REST API: {"data": …, "meta": {capability, requestId, idempotencyReplayed, docs}}; a failure sets isError and answers {"error": {code, message, param}, "meta": …}. Codes: VALIDATION_ERROR, UNAUTHORIZED, FORBIDDEN (the credential lacks the tool's scope), NOT_FOUND, CONFLICT, USAGE_LIMIT_REACHED, RATE_LIMITED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, INTERNAL.
+Every tool answers the same envelope as the REST API: {"data": …, "meta": {capability, requestId, idempotencyReplayed, docs}}; a failure sets isError and answers {"error": {code, message, param}, "meta": …}. Codes: VALIDATION_ERROR, UNAUTHORIZED, FORBIDDEN (the credential lacks the tool's scope), NOT_FOUND, CONFLICT, USAGE_LIMIT_REACHED, RATE_LIMITED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, INTERNAL, STORAGE_FULL (507 on REST: the server's disk is full, nothing was saved; retry with the same idempotency_key once space is freed).
 Write tools accept an optional idempotency_key (8-128 characters): retrying with the same key and arguments never repeats the change and replays the first answer.
 Urgency %d and above is worth interrupting a person for. Never call delete_project without the user's explicit consent in this conversation.`, vocab.UrgentThreshold)
 

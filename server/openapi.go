@@ -31,6 +31,7 @@ var errorStatuses = []struct {
 	{"415", "UNSUPPORTED_MEDIA_TYPE", "A request body sent with another Content-Type than `application/json`. Only operations with a request body declare it."},
 	{"429", "RATE_LIMITED", "Too many requests for this credential; retry after `Retry-After` seconds."},
 	{"500", "INTERNAL", "Unexpected error; the request id identifies it in the server log."},
+	{"507", "STORAGE_FULL", "The server's storage is full (disk, or the database's size limit): nothing of the request was saved. Retry, with the same Idempotency-Key, once space is freed; `/healthz` shows `checks.storage: full` meanwhile. Only operations that write declare it."},
 }
 
 var pathParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
@@ -148,7 +149,7 @@ func OpenAPI(svc *capability.Service) map[string]any {
 					"properties": map[string]any{
 						"code": map[string]any{"type": "string", "description": "Stable code for programs.", "enum": []any{
 							"VALIDATION_ERROR", "UNAUTHORIZED", "USAGE_LIMIT_REACHED", "FORBIDDEN", "NOT_FOUND", "CONFLICT",
-							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL"}},
+							"IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "RATE_LIMITED", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "INTERNAL", "STORAGE_FULL"}},
 						"message": map[string]any{"type": "string", "description": "For people."},
 						"param":   map[string]any{"type": "string", "description": "The offending field, when there is one."},
 					},
@@ -314,6 +315,9 @@ func openAPIResponses(c *capability.Capability) map[string]any {
 // limit; logging in needs no credential (no 403, nor 404 for an
 // Earshot-Project it cannot reach) and has the login limiter's 429.
 func mayAnswer(c *capability.Capability, status string) bool {
+	if status == "507" {
+		return c.Write || c.SessionOp // reads store nothing
+	}
 	if !c.SessionOp {
 		return true
 	}

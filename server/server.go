@@ -435,6 +435,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	h := s.svc.Health(ctx)
 	status, code := "ok", http.StatusOK
 	checks := h.Checks
+	if h.Degraded {
+		// Still serving (reads answer), so 200: a balancer keeps it, a
+		// monitor that reads the body sees what to fix.
+		status = "degraded"
+	}
 	if !h.OK {
 		status, code = "unavailable", http.StatusServiceUnavailable
 		// /healthz answers anyone: a failed check says "failed", and its

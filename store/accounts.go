@@ -23,7 +23,7 @@ type User struct {
 // CreateUser inserts a user; a taken email is ErrConflict.
 func (s *Store) CreateUser(ctx context.Context, email, passwordHash, fullName string) (*User, error) {
 	u := &User{ID: uuid.NewString(), Email: email, FullName: fullName, PasswordHash: passwordHash, CreatedAt: now()}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO users(id,email,password_hash,full_name,created_at) VALUES (?,?,?,?,?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO users(id,email,password_hash,full_name,created_at) VALUES (?,?,?,?,?)`,
 		u.ID, u.Email, u.PasswordHash, u.FullName, u.CreatedAt)
 	if isUnique(err) {
 		return nil, fmt.Errorf("a user with the email %s already exists: %w", email, ErrConflict)
@@ -49,24 +49,24 @@ func scanUser(row interface{ Scan(...any) error }) (*User, error) {
 
 // UserByEmail finds a user by email, case-insensitively.
 func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
-	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, email))
+	return scanUser(s.rd(ctx).QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE email = ?`, email))
 }
 
 // UserByID finds a user.
 func (s *Store) UserByID(ctx context.Context, id string) (*User, error) {
-	return scanUser(s.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+	return scanUser(s.rd(ctx).QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
 }
 
 // CountUsers is used by the first-run page.
 func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n)
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n)
 	return n, err
 }
 
 // UpdateUserName sets a user's display name.
 func (s *Store) UpdateUserName(ctx context.Context, id, fullName string) (*User, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE users SET full_name = ? WHERE id = ?`, fullName, id)
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE users SET full_name = ? WHERE id = ?`, fullName, id)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Store) UpdateUserName(ctx context.Context, id, fullName string) (*User,
 
 // UserByIDWriter reads through the writer so a caller sees its own write.
 func (s *Store) UserByIDWriter(ctx context.Context, id string) (*User, error) {
-	return scanUser(s.w.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+	return scanUser(s.wr(ctx).QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
 }
 
 // Session is a logged-in user's bearer credential (token stored hashed).
@@ -92,7 +92,7 @@ type Session struct {
 func (s *Store) CreateSession(ctx context.Context, userID, token string, ttl time.Duration) (*Session, error) {
 	h := sha256.Sum256([]byte(token))
 	sess := &Session{ID: uuid.NewString(), UserID: userID, ExpiresAt: time.Now().Add(ttl).UTC()}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions(id,token_hash,user_id,created_at,expires_at) VALUES (?,?,?,?,?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO sessions(id,token_hash,user_id,created_at,expires_at) VALUES (?,?,?,?,?)`,
 		sess.ID, h[:], userID, now(), FormatTime(sess.ExpiresAt))
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, err
 	h := sha256.Sum256([]byte(token))
 	var sess Session
 	var exp string
-	err := s.r.QueryRowContext(ctx, `SELECT id, user_id, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?`, h[:], now()).
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT id, user_id, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?`, h[:], now()).
 		Scan(&sess.ID, &sess.UserID, &exp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -119,7 +119,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, err
 
 // DeleteSession logs a session out.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
-	_, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	_, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	return err
 }
 
@@ -145,7 +145,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey, hash []byte) error 
 	if k.CreatedBy != "" {
 		createdBy = k.CreatedBy
 	}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO api_keys(id,project_id,name,prefix,last4,hash,scopes,created_by,created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO api_keys(id,project_id,name,prefix,last4,hash,scopes,created_by,created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
 		k.ID, k.ProjectID, k.Name, k.Prefix, k.Last4, hash, joinScopes(k.Scopes), createdBy, k.CreatedAt)
 	return err
 }
@@ -167,12 +167,12 @@ func scanKey(row interface{ Scan(...any) error }) (*APIKey, error) {
 
 // APIKeyByHash returns the unrevoked key with this hash.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (*APIKey, error) {
-	return scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, hash))
+	return scanKey(s.rd(ctx).QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, hash))
 }
 
 // ListAPIKeys lists a project's keys, newest first.
 func (s *Store) ListAPIKeys(ctx context.Context, projectID string) ([]*APIKey, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, projectID string) ([]*APIKey, e
 
 // APIKeyByID returns a key by id; projectID "" means any project (admin CLI).
 func (s *Store) APIKeyByID(ctx context.Context, projectID, id string) (*APIKey, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+	k, err := scanKey(s.rd(ctx).QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
 	if err != nil {
 		return nil, err
 	}
@@ -208,27 +208,27 @@ func (s *Store) RevokeAPIKey(ctx context.Context, projectID, id string) (*APIKey
 		q += ` AND project_id = ?`
 		args = append(args, projectID)
 	}
-	res, err := s.w.ExecContext(ctx, q, args...)
+	res, err := s.wr(ctx).ExecContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, ErrNotFound
 	}
-	return scanKey(s.w.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+	return scanKey(s.wr(ctx).QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
 }
 
 // TouchAPIKey records use, at most once a minute per key to spare the writer.
 func (s *Store) TouchAPIKey(ctx context.Context, id string) error {
 	t := time.Now().UTC()
-	_, err := s.w.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
 		FormatTime(t), id, FormatTime(t.Add(-time.Minute)))
 	return err
 }
 
 // SetPasswordHash replaces a user's password hash.
 func (s *Store) SetPasswordHash(ctx context.Context, userID, hash string) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, userID, hash string) error 
 // DeleteUserSessions logs a user out everywhere but keepSessionID ("" ends
 // every session) and returns how many sessions ended.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keepSessionID string) (int, error) {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
+	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
 	if err != nil {
 		return 0, err
 	}

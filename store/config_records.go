@@ -34,18 +34,18 @@ func scanView(row interface{ Scan(...any) error }) (*View, error) {
 // CreateView inserts a saved view.
 func (s *Store) CreateView(ctx context.Context, projectID, name string, filters json.RawMessage) (*View, error) {
 	v := &View{ID: uuid.NewString(), Name: name, Filters: filters, CreatedAt: now()}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO views(id,project_id,name,filters,created_at) VALUES (?,?,?,?,?)`, v.ID, projectID, name, string(filters), v.CreatedAt)
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO views(id,project_id,name,filters,created_at) VALUES (?,?,?,?,?)`, v.ID, projectID, name, string(filters), v.CreatedAt)
 	return v, err
 }
 
 // View returns a saved view of the project.
 func (s *Store) View(ctx context.Context, projectID, id string) (*View, error) {
-	return scanView(s.r.QueryRowContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE id = ? AND project_id = ?`, id, projectID))
+	return scanView(s.rd(ctx).QueryRowContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE id = ? AND project_id = ?`, id, projectID))
 }
 
 // ListViews lists saved views, oldest first.
 func (s *Store) ListViews(ctx context.Context, projectID string) ([]*View, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, name, filters, created_at FROM views WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Store) DeleteView(ctx context.Context, projectID, id string) error {
 
 // execOne runs a write that must touch a row; touching none is ErrNotFound.
 func (s *Store) execOne(ctx context.Context, q string, args ...any) error {
-	res, err := s.w.ExecContext(ctx, q, args...)
+	res, err := s.wr(ctx).ExecContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -138,14 +138,14 @@ func (s *Store) CreateAlert(ctx context.Context, a *Alert) error {
 	if a.Trigger == "" {
 		a.Trigger = "mention"
 	}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO alerts(id,project_id,name,active,min_urgency,channel,target,secret,filters,digest,created_at,trigger_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO alerts(id,project_id,name,active,min_urgency,channel,target,secret,filters,digest,created_at,trigger_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 		a.ID, a.ProjectID, a.Name, boolInt(a.Active), a.MinUrgency, a.Channel, a.Target, a.Secret, string(a.Filters), a.Digest, a.CreatedAt, a.Trigger)
 	return err
 }
 
 // Alert returns an alert of the project.
 func (s *Store) Alert(ctx context.Context, projectID, id string) (*Alert, error) {
-	return scanAlert(s.r.QueryRowContext(ctx, `SELECT `+alertCols+` FROM alerts WHERE id = ? AND project_id = ?`, id, projectID))
+	return scanAlert(s.rd(ctx).QueryRowContext(ctx, `SELECT `+alertCols+` FROM alerts WHERE id = ? AND project_id = ?`, id, projectID))
 }
 
 // ListAlerts lists alerts, oldest first; activeOnly for the evaluator.
@@ -154,7 +154,7 @@ func (s *Store) ListAlerts(ctx context.Context, projectID string, activeOnly boo
 	if activeOnly {
 		q += ` AND active = 1`
 	}
-	rows, err := s.r.QueryContext(ctx, q+` ORDER BY created_at, rowid`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, q+` ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -229,14 +229,14 @@ func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
 	w.ID = uuid.NewString()
 	w.CreatedAt = now()
 	w.UpdatedAt = w.CreatedAt
-	_, err := s.w.ExecContext(ctx, `INSERT INTO webhooks(id,project_id,url,events,secret,active,created_at,updated_at) VALUES (?,?,?,?,?,?,?,?)`,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO webhooks(id,project_id,url,events,secret,active,created_at,updated_at) VALUES (?,?,?,?,?,?,?,?)`,
 		w.ID, w.ProjectID, w.URL, toJSON(w.Events), w.Secret, boolInt(w.Active), w.CreatedAt, w.UpdatedAt)
 	return err
 }
 
 // Webhook returns a webhook of the project; projectID "" means any.
 func (s *Store) Webhook(ctx context.Context, projectID, id string) (*Webhook, error) {
-	w, err := scanWebhook(s.r.QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE id = ?`, id))
+	w, err := scanWebhook(s.rd(ctx).QueryRowContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE id = ?`, id))
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func (s *Store) Webhook(ctx context.Context, projectID, id string) (*Webhook, er
 
 // ListWebhooks lists a project's webhooks, oldest first.
 func (s *Store) ListWebhooks(ctx context.Context, projectID string) ([]*Webhook, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (s *Store) ListDeliveries(ctx context.Context, webhookID, status string, be
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
 	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	rows, err := s.rd(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

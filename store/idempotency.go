@@ -4,79 +4,100 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 )
 
-// IdemRecord is a stored idempotent request.
+// IdemRecord is a stored idempotent request: its answer.
 type IdemRecord struct {
 	RequestHash string
-	State       string // running, done
+	State       string // done (older versions also wrote running)
 	Status      int
 	Response    []byte
 }
 
-// staleRunning is how long a "running" record blocks its key; a process
-// that died mid-request must not block the key for the whole window.
-const staleRunning = 2 * time.Minute
+// An idempotent request runs in one write transaction with its record
+// (docs/decisions.md#idempotency): BeginIdem opens it and looks the key up
+// inside it; the request's writes go through the transaction's context;
+// FinishIdem stores the answer and commits both at once. A crash before
+// that commit leaves neither the change nor a claim (the key is free at
+// once after a restart); a crash after it leaves both (a retry replays).
+// A second request with the key waits for the first's transaction (writes
+// are serialised on both backends) and then finds its answer.
 
-// IdemBegin claims (scope, capability, key) for a new request with hash.
-// It returns nil when the caller now owns the key and must run the request,
-// or the existing record (running, or done to replay) otherwise.
-func (s *Store) IdemBegin(ctx context.Context, scope, capability, key, hash string, window time.Duration) (*IdemRecord, error) {
-	var existing *IdemRecord
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		t := time.Now().UTC()
-		var rec IdemRecord
-		var created, expires string
-		err := tx.QueryRowContext(ctx, `SELECT request_hash, state, status, response, created_at, expires_at FROM idempotency WHERE scope = ? AND capability = ? AND key = ?`,
-			scope, capability, key).Scan(&rec.RequestHash, &rec.State, &rec.Status, &rec.Response, &created, &expires)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return err
-		default:
-			live := expires > FormatTime(t)
-			stale := rec.State == "running" && created < FormatTime(t.Add(-staleRunning))
-			if live && !stale {
-				existing = &rec
-				return nil
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO idempotency(scope,capability,key,request_hash,state,status,response,created_at,expires_at)
-			VALUES (?,?,?,?,'running',0,NULL,?,?) ON CONFLICT(scope,capability,key) DO UPDATE SET request_hash = excluded.request_hash,
-			state = excluded.state, status = excluded.status, response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at`, scope, capability, key, hash, FormatTime(t), FormatTime(t.Add(window)))
-		return err
-	})
-	return existing, err
+// BeginIdem opens the request's transaction and returns the key's live
+// answer, if one is stored: then the transaction is already closed and
+// the caller replays it. Otherwise the caller runs the request with
+// t.Context() and ends with FinishIdem or t.Rollback.
+func (s *Store) BeginIdem(ctx context.Context, scope, capability, key string) (t *RequestTx, rec *IdemRecord, err error) {
+	t, err = s.BeginRequestTx(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err = s.idemRecord(t.Context(), scope, capability, key)
+	if err != nil || rec != nil {
+		t.Rollback()
+		return nil, rec, err
+	}
+	return t, nil, nil
 }
 
-// IdemFinish stores the response of the request that owns the key.
-func (s *Store) IdemFinish(ctx context.Context, scope, capability, key string, status int, response []byte) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE idempotency SET state = 'done', status = ?, response = ? WHERE scope = ? AND capability = ? AND key = ?`,
-		status, response, scope, capability, key)
-	return err
+// IdemLookup returns the key's live stored answer, or nil.
+func (s *Store) IdemLookup(ctx context.Context, scope, capability, key string) (*IdemRecord, error) {
+	return s.idemRecord(ctx, scope, capability, key)
 }
 
-// IdemAbort forgets a key whose request must not be replayed (refused or failed).
-func (s *Store) IdemAbort(ctx context.Context, scope, capability, key string) error {
-	_, err := s.w.ExecContext(ctx, `DELETE FROM idempotency WHERE scope = ? AND capability = ? AND key = ? AND state = 'running'`, scope, capability, key)
-	return err
+func (s *Store) idemRecord(ctx context.Context, scope, capability, key string) (*IdemRecord, error) {
+	var rec IdemRecord
+	var expires string
+	var resp []byte
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT request_hash, state, status, response, expires_at FROM idempotency
+		WHERE scope = ? AND capability = ? AND key = ? AND state = 'done'`,
+		scope, capability, key).Scan(&rec.RequestHash, &rec.State, &rec.Status, &resp, &expires)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case expires <= now():
+		return nil, nil // expired: the key is free again
+	}
+	rec.Response = resp
+	return &rec, nil
+}
+
+// FinishIdem stores the answer of the request that ran in t and commits
+// the request's writes with it; on any error nothing of the request is
+// stored.
+func (s *Store) FinishIdem(t *RequestTx, scope, capability, key, hash string, status int, response []byte, window time.Duration) error {
+	ctx := context.WithoutCancel(t.Context())
+	n := time.Now().UTC()
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO idempotency(scope,capability,key,request_hash,state,status,response,created_at,expires_at)
+		VALUES (?,?,?,?,'done',?,?,?,?) ON CONFLICT(scope,capability,key) DO UPDATE SET request_hash = excluded.request_hash,
+		state = excluded.state, status = excluded.status, response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+		scope, capability, key, hash, status, response, FormatTime(n), FormatTime(n.Add(window)))
+	if err != nil {
+		t.Rollback()
+		s.noteWrite(err)
+		return fmt.Errorf("storing idempotent response: %w", err)
+	}
+	return t.Commit()
 }
 
 // PurgeExpired removes expired idempotency records, sessions and old
 // dispatched events.
 func (s *Store) PurgeExpired(ctx context.Context) error {
 	t := now()
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t); err != nil {
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t); err != nil {
 		return err
 	}
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t); err != nil {
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t); err != nil {
 		return err
 	}
 	// The outbox keeps fanned-out events for a month. Deliveries read their
 	// body from the event; when one is purged (migration 050's trigger),
 	// its finished deliveries go with it and pending ones keep a copy.
 	month := FormatTime(time.Now().AddDate(0, 0, -30))
-	_, err := s.w.ExecContext(ctx, `DELETE FROM events WHERE dispatched = 1 AND created_at < ?`, month)
+	_, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM events WHERE dispatched = 1 AND created_at < ?`, month)
 	return err
 }

@@ -87,7 +87,7 @@ func (s *Store) CreateInvitation(ctx context.Context, projectID, email, role, in
 
 // ListInvitations lists a project's pending invitations, newest first.
 func (s *Store) ListInvitations(ctx context.Context, projectID string) ([]*Invitation, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+invitationCols+` FROM invitations WHERE project_id = ?
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+invitationCols+` FROM invitations WHERE project_id = ?
 		AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC, id`, projectID, now())
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (s *Store) ListInvitations(ctx context.Context, projectID string) ([]*Invit
 // RevokeInvitation withdraws a pending invitation of the project; one that
 // is unknown, of another project, or no longer pending is ErrNotFound.
 func (s *Store) RevokeInvitation(ctx context.Context, projectID, id string) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE invitations SET revoked_at = ? WHERE id = ? AND project_id = ?
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE invitations SET revoked_at = ? WHERE id = ? AND project_id = ?
 		AND accepted_at IS NULL AND revoked_at IS NULL`, now(), id, projectID)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func (s *Store) RevokeInvitation(ctx context.Context, projectID, id string) erro
 // state (the caller tells pending from gone with Status); ErrNotFound for a
 // token that was never issued.
 func (s *Store) InvitationByToken(ctx context.Context, token string) (*Invitation, error) {
-	return scanInvitation(s.r.QueryRowContext(ctx, `SELECT `+invitationCols+` FROM invitations WHERE token_hash = ?`, tokenHash(token)))
+	return scanInvitation(s.rd(ctx).QueryRowContext(ctx, `SELECT `+invitationCols+` FROM invitations WHERE token_hash = ?`, tokenHash(token)))
 }
 
 // AcceptInvitation makes userID a member with the invitation's role and

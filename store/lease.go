@@ -81,7 +81,7 @@ func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, 
 	nowS := FormatTime(now)
 	// Read on a reader connection: the writer is only needed for the one
 	// conditional update below, which also rejects a stale read.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE d.`+q.target+` = ? AND d.status = 'pending'
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE d.`+q.target+` = ? AND d.status = 'pending'
 		AND EXISTS (SELECT 1 FROM `+q.parent+` p WHERE p.id = d.`+q.target+` AND p.active = 1)
 		ORDER BY d.seq LIMIT ?`, targetID, limit)
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *Store) ClaimRun(ctx context.Context, o Outbox, targetID, owner string, 
 	}
 	// The head is still pending, due and free, and still the head (only
 	// later deliveries are ever added), or someone else got there first.
-	res, err := s.w.ExecContext(ctx, claimHeadSQL(q),
+	res, err := s.wr(ctx).ExecContext(ctx, claimHeadSQL(q),
 		owner, FormatTime(leaseUntil), jobs[0].Seq, nowS, nowS, targetID, jobs[0].Seq)
 	if err != nil {
 		return nil, fmt.Errorf("claim %s deliveries: %w", o, err)
@@ -280,7 +280,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, o Outbox, owner string, seqs 
 	for _, s := range seqs {
 		args = append(args, s)
 	}
-	_, err := s.w.ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = NULL, lease_until = NULL
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE `+q.table+` SET lease_owner = NULL, lease_until = NULL
 		WHERE `+heldBySQL+` AND seq IN (?`+strings.Repeat(",?", len(seqs)-1)+`)`, args...)
 	if err != nil {
 		return fmt.Errorf("release %s leases: %w", o, err)

@@ -119,7 +119,7 @@ func init() {
 
 // Mention returns one mention of the project.
 func (s *Store) Mention(ctx context.Context, projectID, id string) (*Mention, error) {
-	return scanMention(s.r.QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
+	return scanMention(s.rd(ctx).QueryRowContext(ctx, `SELECT `+mentionCols+` FROM mentions m WHERE m.id = ? AND m.project_id = ?`, id, projectID))
 }
 
 // UpdateMentionStatus sets a mention's triage status (UpdateMention).
@@ -190,7 +190,7 @@ func (s *Store) ListMentions(ctx context.Context, f MentionFilter, after *Positi
 
 // queryMentions runs a query selecting mentionCols on the read pool.
 func (s *Store) queryMentions(ctx context.Context, q string, args ...any) ([]*Mention, error) {
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	rows, err := s.rd(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (s *Store) ExplainMentions(ctx context.Context, f MentionFilter, after *Pos
 // explain returns the backend's plan for q, one line per step.
 func (s *Store) explain(ctx context.Context, q string, args []any) (string, error) {
 	if s.pg {
-		rows, err := s.r.QueryContext(ctx, "EXPLAIN "+q, args...)
+		rows, err := s.rd(ctx).QueryContext(ctx, "EXPLAIN "+q, args...)
 		if err != nil {
 			return "", err
 		}
@@ -236,7 +236,7 @@ func (s *Store) explain(ctx context.Context, q string, args []any) (string, erro
 		}
 		return b.String(), rows.Err()
 	}
-	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+	rows, err := s.rd(ctx).QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		return "", err
 	}
@@ -420,7 +420,7 @@ func (s *Store) PendingSearch(ctx context.Context) (int, error) {
 		return 0, nil // indexed at insert
 	}
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM fts_pending`).Scan(&n)
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM fts_pending`).Scan(&n)
 	return n, err
 }
 
@@ -501,7 +501,7 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 			continue
 		}
 		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?) AS c`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
+		if err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+c.rows+` LIMIT ?) AS c`, append(c.args, limit)...).Scan(&n); err == nil && n < limit {
 			best, fewest = c, n
 			best.count = n
 		}
@@ -527,10 +527,10 @@ func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 	var n int
 	if s.pg {
 		cond, arg := searchCond(true, search)
-		err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
+		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
 		return err == nil && n < rareSearchCap
 	}
-	err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
 		ftsTrigrams(search), rareSearchCap).Scan(&n)
 	return err == nil && n < rareSearchCap
 }
@@ -541,7 +541,7 @@ func (s *Store) searchIsRare(ctx context.Context, search string) bool {
 // them, not for their words, and a team ignoring its own announcements
 // must not teach that the product's words are off-topic.
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
 		AND own = 0 ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
 	if err != nil {
 		return nil, nil, "", err
@@ -576,7 +576,7 @@ type SOVRow struct {
 // UTC day in [since, until). A mention counts once per group however many
 // of the group's monitors matched it.
 func (s *Store) ShareOfVoice(ctx context.Context, projectID string, since, until time.Time) ([]SOVRow, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT substr(m.published_at, 1, 10) AS day, mo.group_id, m.sentiment, COUNT(DISTINCT m.id)
 		FROM `+s.indexed("mentions", "m", "mentions_feed")+`
 		JOIN mention_monitors mm ON mm.mention_id = m.id
 		JOIN monitors mo ON mo.id = mm.monitor_id

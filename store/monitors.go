@@ -67,7 +67,7 @@ func (s *Store) CreateMonitor(ctx context.Context, m *Monitor) error {
 	m.CreatedAt = now()
 	m.UpdatedAt = m.CreatedAt
 	m.SourceStatus = []SourceStatus{}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO monitors(id,project_id,name,keywords,exclude_keywords,query_mode,watch_accounts,feed_urls,review_urls,sources,
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO monitors(id,project_id,name,keywords,exclude_keywords,query_mode,watch_accounts,feed_urls,review_urls,sources,
 		group_name,group_id,active,scan_interval_minutes,backfill_hours,next_scan_at,created_at,updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.ID, m.ProjectID, m.Name, toJSON(m.Keywords), toJSON(m.ExcludeKeywords), m.QueryMode, toJSON(m.WatchAccounts), toJSON(m.FeedURLs),
 		toJSON(m.ReviewURLs), toJSON(m.Sources), m.GroupName, m.GroupID, boolInt(m.Active), m.ScanIntervalMinutes, m.BackfillHours,
@@ -77,7 +77,7 @@ func (s *Store) CreateMonitor(ctx context.Context, m *Monitor) error {
 
 // Monitor returns a live (not deleted) monitor of the project.
 func (s *Store) Monitor(ctx context.Context, projectID, id string) (*Monitor, error) {
-	m, err := scanMonitor(s.r.QueryRowContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND project_id = ? AND deleted_at IS NULL`, id, projectID))
+	m, err := scanMonitor(s.rd(ctx).QueryRowContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND project_id = ? AND deleted_at IS NULL`, id, projectID))
 	if err != nil {
 		return nil, err
 	}
@@ -86,12 +86,12 @@ func (s *Store) Monitor(ctx context.Context, projectID, id string) (*Monitor, er
 
 // MonitorAny returns a monitor of the project even if deleted (mention filters).
 func (s *Store) MonitorAny(ctx context.Context, projectID, id string) (*Monitor, error) {
-	return scanMonitor(s.r.QueryRowContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND project_id = ?`, id, projectID))
+	return scanMonitor(s.rd(ctx).QueryRowContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND project_id = ?`, id, projectID))
 }
 
 // ListMonitors lists a project's live monitors, oldest first.
 func (s *Store) ListMonitors(ctx context.Context, projectID string) ([]*Monitor, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+monitorCols+` FROM monitors WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		byID[m.ID] = m
 		ids = append(ids, m.ID)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at
 		FROM monitor_sources WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ type quotaDrop struct {
 // project's exact count is in get_usage).
 func (s *Store) quotaDrops(ctx context.Context, monitorIDs []any) (map[string]quotaDrop, error) {
 	args := append([]any{PeriodStart(time.Now())}, monitorIDs...)
-	rows, err := s.r.QueryContext(ctx, `SELECT monitor_id, source, CAST(SUM(dropped_quota) AS BIGINT),
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, CAST(SUM(dropped_quota) AS BIGINT),
 		MAX(CASE WHEN dropped_quota > 0 THEN started_at END), COALESCE(MAX(CASE WHEN new > 0 THEN started_at END), '')
 		FROM scans WHERE started_at >= ? AND monitor_id IN (`+placeholders(len(monitorIDs))+`)
 		GROUP BY monitor_id, source HAVING SUM(dropped_quota) > 0`, args...)
@@ -303,14 +303,14 @@ type KeywordGroup struct {
 // CreateKeywordGroup inserts a group.
 func (s *Store) CreateKeywordGroup(ctx context.Context, projectID, name string, isOwn bool) (*KeywordGroup, error) {
 	g := &KeywordGroup{ID: uuid.NewString(), Name: name, IsOwn: isOwn, CreatedAt: now()}
-	_, err := s.w.ExecContext(ctx, `INSERT INTO keyword_groups(id,project_id,name,is_own,created_at) VALUES (?,?,?,?,?)`, g.ID, projectID, name, boolInt(isOwn), g.CreatedAt)
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO keyword_groups(id,project_id,name,is_own,created_at) VALUES (?,?,?,?,?)`, g.ID, projectID, name, boolInt(isOwn), g.CreatedAt)
 	return g, err
 }
 
 // KeywordGroup returns a group of the project.
 func (s *Store) KeywordGroup(ctx context.Context, projectID, id string) (*KeywordGroup, error) {
 	var g KeywordGroup
-	err := s.r.QueryRowContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE id = ? AND project_id = ?`, id, projectID).
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE id = ? AND project_id = ?`, id, projectID).
 		Scan(&g.ID, &g.Name, &g.IsOwn, &g.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -320,7 +320,7 @@ func (s *Store) KeywordGroup(ctx context.Context, projectID, id string) (*Keywor
 
 // ListKeywordGroups lists a project's groups, oldest first.
 func (s *Store) ListKeywordGroups(ctx context.Context, projectID string) ([]*KeywordGroup, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, name, is_own, created_at FROM keyword_groups WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -385,6 +385,6 @@ func (s *Store) DeleteKeywordGroup(ctx context.Context, projectID, id string) er
 // dropped, so new terms are searched over the backfill window. Stored
 // mentions are deduplicated, so nothing is collected twice.
 func (s *Store) RestartCollection(ctx context.Context, monitorID string) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE monitor_sources SET state = '', last_ok_at = NULL WHERE monitor_id = ?`, monitorID)
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE monitor_sources SET state = '', last_ok_at = NULL WHERE monitor_id = ?`, monitorID)
 	return err
 }

@@ -34,7 +34,7 @@ type OutboxEvent struct {
 // UndispatchedEvents returns up to limit events not yet fanned out, oldest
 // first.
 func (s *Store) UndispatchedEvents(ctx context.Context, limit int) ([]*OutboxEvent, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, project_id, type, payload, created_at, mention_id FROM events
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT seq, id, project_id, type, payload, created_at, mention_id FROM events
 		WHERE dispatched = 0 ORDER BY seq LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("undispatched events: %w", err)
@@ -485,7 +485,7 @@ type Head struct {
 // Heads returns the head of every active target's pending queue.
 func (s *Store) Heads(ctx context.Context, o Outbox) ([]Head, error) {
 	q := o.sql()
-	rows, err := s.r.QueryContext(ctx, `SELECT p.id, COALESCE(d.next_attempt_at, ''), COALESCE(d.lease_until, ''), d.attempts
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT p.id, COALESCE(d.next_attempt_at, ''), COALESCE(d.lease_until, ''), d.attempts
 		FROM `+q.parent+` p JOIN `+q.table+` d ON d.seq = (
 			SELECT seq FROM `+q.table+` WHERE `+q.target+` = p.id AND status = 'pending' ORDER BY seq LIMIT 1)
 		WHERE p.active = 1`)
@@ -521,7 +521,7 @@ type Job struct {
 
 // DisableWebhook turns a webhook off with a reason (a receiver answered 410).
 func (s *Store) DisableWebhook(ctx context.Context, id, reason string) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE webhooks SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`, reason, now(), id)
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE webhooks SET active = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`, reason, now(), id)
 	if err != nil {
 		return fmt.Errorf("disable webhook: %w", err)
 	}
@@ -538,7 +538,7 @@ type DigestQueue struct {
 
 // DigestQueues lists the digest backlogs of active alerts.
 func (s *Store) DigestQueues(ctx context.Context) ([]DigestQueue, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT i.alert_id, a.digest, MIN(i.created_at), COUNT(*)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT i.alert_id, a.digest, MIN(i.created_at), COUNT(*)
 		FROM alert_digest_items i JOIN alerts a ON a.id = i.alert_id WHERE a.active = 1 GROUP BY i.alert_id, a.digest`)
 	if err != nil {
 		return nil, fmt.Errorf("digest queues: %w", err)
@@ -635,7 +635,7 @@ type AlertDelivery struct {
 
 // ListAlertDeliveries lists an alert's notifications, newest first.
 func (s *Store) ListAlertDeliveries(ctx context.Context, alertID string, limit int) ([]*AlertDelivery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, alert_id, kind, event_ids, status, attempts, next_attempt_at, last_status_code, last_error, created_at
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, alert_id, kind, event_ids, status, attempts, next_attempt_at, last_status_code, last_error, created_at
 		FROM alert_deliveries WHERE alert_id = ? ORDER BY seq DESC LIMIT ?`, alertID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list alert deliveries: %w", err)

@@ -123,17 +123,17 @@ func scanProject(row interface{ Scan(...any) error }, extra ...any) (*Project, e
 
 // Project returns a project by id.
 func (s *Store) Project(ctx context.Context, id string) (*Project, error) {
-	return scanProject(s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
+	return scanProject(s.rd(ctx).QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
 }
 
 // ProjectBySlug returns a project by its public slug.
 func (s *Store) ProjectBySlug(ctx context.Context, slug string) (*Project, error) {
-	return scanProject(s.r.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE slug = ?`, slug))
+	return scanProject(s.rd(ctx).QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE slug = ?`, slug))
 }
 
 // ProjectsForUser lists the projects a user belongs to, oldest first, with their role.
 func (s *Store) ProjectsForUser(ctx context.Context, userID string) ([]*Project, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+prefixCols("p.", projectCols)+`, m.role FROM projects p JOIN memberships m ON m.project_id = p.id
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+prefixCols("p.", projectCols)+`, m.role FROM projects p JOIN memberships m ON m.project_id = p.id
 		WHERE m.user_id = ? ORDER BY p.created_at, p.rowid`, userID)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func (s *Store) ProjectsForUser(ctx context.Context, userID string) ([]*Project,
 
 // AllProjects lists every project (scheduler, admin).
 func (s *Store) AllProjects(ctx context.Context) ([]*Project, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY created_at, rowid`)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY created_at, rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (s *Store) ArchiveProject(ctx context.Context, id string) error {
 
 // SetPublic switches the public page.
 func (s *Store) SetPublic(ctx context.Context, id string, enabled bool) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE projects SET public_enabled = ? WHERE id = ?`, boolInt(enabled), id)
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE projects SET public_enabled = ? WHERE id = ?`, boolInt(enabled), id)
 	return err
 }
 
@@ -246,7 +246,7 @@ type Member struct {
 // Membership returns userID's role in projectID, or ErrNotFound.
 func (s *Store) Membership(ctx context.Context, projectID, userID string) (string, error) {
 	var role string
-	err := s.r.QueryRowContext(ctx, `SELECT role FROM memberships WHERE project_id = ? AND user_id = ?`, projectID, userID).Scan(&role)
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT role FROM memberships WHERE project_id = ? AND user_id = ?`, projectID, userID).Scan(&role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
@@ -255,7 +255,7 @@ func (s *Store) Membership(ctx context.Context, projectID, userID string) (strin
 
 // ListMembers lists a project's members, oldest first.
 func (s *Store) ListMembers(ctx context.Context, projectID string) ([]*Member, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT m.user_id, u.email, u.full_name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT m.user_id, u.email, u.full_name, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id
 		WHERE m.project_id = ? ORDER BY m.created_at, m.user_id`, projectID)
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func (s *Store) UpdateMember(ctx context.Context, projectID, userID, role string
 	if cur == "owner" {
 		return fmt.Errorf("this user owns the project, and the owner's role cannot change: %w", ErrConflict)
 	}
-	_, err = s.w.ExecContext(ctx, `UPDATE memberships SET role = ? WHERE project_id = ? AND user_id = ? AND role <> 'owner'`, role, projectID, userID)
+	_, err = s.wr(ctx).ExecContext(ctx, `UPDATE memberships SET role = ? WHERE project_id = ? AND user_id = ? AND role <> 'owner'`, role, projectID, userID)
 	return err
 }
 
@@ -321,7 +321,7 @@ func (s *Store) RemoveMember(ctx context.Context, projectID, userID string) erro
 	if cur == "owner" {
 		return fmt.Errorf("the project owner cannot be removed: %w", ErrConflict)
 	}
-	_, err = s.w.ExecContext(ctx, `DELETE FROM memberships WHERE project_id = ? AND user_id = ? AND role <> 'owner'`, projectID, userID)
+	_, err = s.wr(ctx).ExecContext(ctx, `DELETE FROM memberships WHERE project_id = ? AND user_id = ? AND role <> 'owner'`, projectID, userID)
 	return err
 }
 
@@ -335,7 +335,7 @@ type Category struct {
 
 // ListCategories lists a project's six categories in display order.
 func (s *Store) ListCategories(ctx context.Context, projectID string) ([]*Category, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT category, label, description, enabled FROM categories WHERE project_id = ? ORDER BY position`, projectID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT category, label, description, enabled FROM categories WHERE project_id = ? ORDER BY position`, projectID)
 	if err != nil {
 		return nil, err
 	}

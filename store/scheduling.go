@@ -42,8 +42,10 @@ import (
 //     NOTHING) and the quota ledger need no lease: each is one write
 //     transaction or one conditional statement, and the second process
 //     finds the work done.
-//   - Idempotency keys live in the database, so they are global; a key
-//     whose request died "running" blocks it for 2 minutes (staleRunning).
+//   - Idempotency answers live in the database, so they are global; a
+//     request commits with its answer (idempotency.go), so one that died
+//     leaves nothing, and another process's request with the key waits
+//     for the running one's transaction, then replays its answer.
 //   - The generic leases table (migration 001) is not used by any code.
 
 // ClaimDueMonitors leases up to limit monitors that are due at now — active,
@@ -114,7 +116,7 @@ var ErrLeaseLost = errors.New("monitor lease lost")
 // re-activation) keeps its earlier due time, so the change is scanned next.
 func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, next time.Time) error {
 	t := now()
-	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE monitors SET
 		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at = lease_until OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END,
 		last_scanned_at = ?2, lease_owner = NULL, lease_until = NULL
 		WHERE id = ?3 AND lease_owner = ?4`, FormatTime(next), t, monitorID, owner)
@@ -136,7 +138,7 @@ func (s *Store) FinishMonitorScan(ctx context.Context, monitorID, owner string, 
 // still owner's (nobody else scanned the monitor meanwhile), so it renews.
 func (s *Store) RenewMonitorLease(ctx context.Context, monitorID, owner string, until time.Time) error {
 	u := FormatTime(until)
-	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE monitors SET
 		next_scan_at = CASE WHEN next_scan_at = lease_until THEN ?1 ELSE next_scan_at END, lease_until = ?1
 		WHERE id = ?2 AND lease_owner = ?3`, u, monitorID, owner)
 	if err != nil {
@@ -152,7 +154,7 @@ func (s *Store) RenewMonitorLease(ctx context.Context, monitorID, owner string, 
 // and the zero time when nobody does).
 func (s *Store) MonitorLease(ctx context.Context, monitorID string) (owner string, until time.Time, err error) {
 	var o, u sql.NullString
-	if err := s.r.QueryRowContext(ctx, `SELECT lease_owner, lease_until FROM monitors WHERE id = ?`, monitorID).Scan(&o, &u); err != nil {
+	if err := s.rd(ctx).QueryRowContext(ctx, `SELECT lease_owner, lease_until FROM monitors WHERE id = ?`, monitorID).Scan(&o, &u); err != nil {
 		return "", time.Time{}, fmt.Errorf("reading lease of monitor %s: %w", monitorID, err)
 	}
 	if u.Valid {
@@ -167,7 +169,7 @@ func (s *Store) MonitorLease(ctx context.Context, monitorID string) (owner strin
 // or expired, so a scheduler can release those of holders it knows are
 // dead (ReleaseMonitorLeases).
 func (s *Store) MonitorLeaseOwners(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT lease_owner FROM monitors WHERE lease_owner IS NOT NULL`)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT DISTINCT lease_owner FROM monitors WHERE lease_owner IS NOT NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("listing monitor lease owners: %w", err)
 	}
@@ -190,7 +192,7 @@ func (s *Store) MonitorLeaseOwners(ctx context.Context) ([]string, error) {
 // cannot see a half-released set (the rows are leased until it commits).
 func (s *Store) ReleaseMonitorLeases(ctx context.Context, owner string, now time.Time) (int64, error) {
 	ts := FormatTime(now)
-	res, err := s.w.ExecContext(ctx, `UPDATE monitors SET lease_owner = NULL, lease_until = NULL,
+	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE monitors SET lease_owner = NULL, lease_until = NULL,
 		next_scan_at = CASE WHEN next_scan_at IS NULL OR next_scan_at > ?1 THEN ?1 ELSE next_scan_at END
 		WHERE lease_owner = ?2`, ts, owner)
 	if err != nil {
@@ -202,7 +204,7 @@ func (s *Store) ReleaseMonitorLeases(ctx context.Context, owner string, now time
 // NudgeMonitor makes a live monitor's next scan due now (a changed monitor
 // is scanned at once rather than at its next interval).
 func (s *Store) NudgeMonitor(ctx context.Context, id string) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE monitors SET next_scan_at = ? WHERE id = ? AND deleted_at IS NULL`, now(), id)
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE monitors SET next_scan_at = ? WHERE id = ? AND deleted_at IS NULL`, now(), id)
 	return err
 }
 
@@ -257,7 +259,7 @@ func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error)
 // SourceState returns what the source of the monitor remembers; a source
 // never scanned has an empty record with status pending.
 func (s *Store) SourceState(ctx context.Context, monitorID, source string) (SourceRecord, error) {
-	r, err := scanSourceRecord(s.r.QueryRowContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ? AND source = ?`, monitorID, source))
+	r, err := scanSourceRecord(s.rd(ctx).QueryRowContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ? AND source = ?`, monitorID, source))
 	if errors.Is(err, sql.ErrNoRows) {
 		return SourceRecord{MonitorID: monitorID, Source: source, Status: "pending"}, nil
 	}
@@ -266,7 +268,7 @@ func (s *Store) SourceState(ctx context.Context, monitorID, source string) (Sour
 
 // SourceStates returns the records of every scanned source of a monitor.
 func (s *Store) SourceStates(ctx context.Context, monitorID string) (map[string]SourceRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ?`, monitorID)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ?`, monitorID)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +333,7 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 
 // RecentScans lists a monitor's latest scans, newest first.
 func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([]ScanRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error
 		FROM scans WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
 	if err != nil {
 		return nil, err
@@ -358,7 +360,7 @@ func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([
 // PruneScans deletes scan rows started before before; the scans table is a
 // recent history, not an archive.
 func (s *Store) PruneScans(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM scans WHERE started_at < ?`, FormatTime(before))
+	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM scans WHERE started_at < ?`, FormatTime(before))
 	if err != nil {
 		return 0, err
 	}
@@ -380,7 +382,7 @@ func (l *QuotaLedger) Spend(ctx context.Context, source, day string, units, limi
 	if units > limit {
 		return false, nil
 	}
-	res, err := l.s.w.ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) VALUES (?1, ?2, ?3)
+	res, err := l.s.wr(ctx).ExecContext(ctx, `INSERT INTO quota_ledger(source, day, units) VALUES (?1, ?2, ?3)
 		ON CONFLICT(source, day) DO UPDATE SET units = quota_ledger.units + excluded.units WHERE quota_ledger.units + excluded.units <= ?4`,
 		source, day, units, limit)
 	if err != nil {
@@ -393,7 +395,7 @@ func (l *QuotaLedger) Spend(ctx context.Context, source, day string, units, limi
 // Spent returns the units recorded for source on day.
 func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error) {
 	var n int
-	err := l.s.r.QueryRowContext(ctx, `SELECT units FROM quota_ledger WHERE source = ? AND day = ?`, source, day).Scan(&n)
+	err := l.s.rd(ctx).QueryRowContext(ctx, `SELECT units FROM quota_ledger WHERE source = ? AND day = ?`, source, day).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -404,7 +406,7 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 // (project, source), the monitors their mention lists; a pipeline skips a
 // post its monitor already has and only links the others.
 func (s *Store) KnownMentionMonitors(ctx context.Context, projectID, source string, ids []string) (map[string][]string, error) {
-	known, err := s.knownMentions(ctx, s.r, projectID, source, ids)
+	known, err := s.knownMentions(ctx, s.rd(ctx), projectID, source, ids)
 	if err != nil {
 		return nil, err
 	}

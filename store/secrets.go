@@ -13,11 +13,11 @@ func (s *Store) InstallationSecret(ctx context.Context, name string, size int) (
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, err
 	}
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO installation_secrets(name, value, created_at) VALUES (?,?,?) ON CONFLICT(name) DO NOTHING`,
+	if _, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO installation_secrets(name, value, created_at) VALUES (?,?,?) ON CONFLICT(name) DO NOTHING`,
 		name, fresh, now()); err != nil {
 		return nil, err
 	}
 	var v []byte
-	err := s.w.QueryRowContext(ctx, `SELECT value FROM installation_secrets WHERE name = ?`, name).Scan(&v)
+	err := s.wr(ctx).QueryRowContext(ctx, `SELECT value FROM installation_secrets WHERE name = ?`, name).Scan(&v)
 	return v, err
 }

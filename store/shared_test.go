@@ -238,23 +238,32 @@ func TestSharedDeliveries(t *testing.T) {
 	}
 }
 
-// TestSharedIdempotencyKeys: a key taken through one process is taken for
-// the other: it sees the request running, then its stored answer.
+// TestSharedIdempotencyKeys: a request running with a key through one
+// process holds its transaction; the other process's request with the key
+// waits for it and then finds the stored answer, never runs a second time.
 func TestSharedIdempotencyKeys(t *testing.T) {
 	ctx := context.Background()
 	a, b := openShared(t)
-	if rec, err := a.IdemBegin(ctx, "project:p", "create_monitor", "k1", "h", time.Hour); err != nil || rec != nil {
-		t.Fatalf("first claim: %+v %v", rec, err)
+	ta, rec, err := a.BeginIdem(ctx, "project:p", "create_monitor", "k1")
+	if err != nil || rec != nil {
+		t.Fatalf("first request: %+v %v", rec, err)
 	}
-	if rec, err := b.IdemBegin(ctx, "project:p", "create_monitor", "k1", "h", time.Hour); err != nil || rec == nil || rec.State != "running" {
-		t.Fatalf("other process: %+v %v, want the running request", rec, err)
-	}
-	if err := a.IdemFinish(ctx, "project:p", "create_monitor", "k1", 201, []byte(`{"id":"x"}`)); err != nil {
+	got := make(chan *IdemRecord, 1)
+	go func() {
+		tb, rec, err := b.BeginIdem(ctx, "project:p", "create_monitor", "k1")
+		if tb != nil {
+			tb.Rollback()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+		got <- rec
+	}()
+	if err := a.FinishIdem(ta, "project:p", "create_monitor", "k1", "h", 201, []byte(`{"id":"x"}`), time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := b.IdemBegin(ctx, "project:p", "create_monitor", "k1", "h", time.Hour)
-	if err != nil || rec == nil || rec.State != "done" || rec.Status != 201 || string(rec.Response) != `{"id":"x"}` {
-		t.Fatalf("other process after the answer: %+v %v", rec, err)
+	if rec := <-got; rec == nil || rec.State != "done" || rec.Status != 201 || string(rec.Response) != `{"id":"x"}` || rec.RequestHash != "h" {
+		t.Fatalf("other process: %+v, want the first request's answer", rec)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 func (s *Store) Size(ctx context.Context) (int64, error) {
 	if s.pg {
 		var n int64
-		err := s.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
 			WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'm')`).Scan(&n)
 		return n, err
 	}

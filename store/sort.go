@@ -46,7 +46,7 @@ func (s *Store) urgencySource(ctx context.Context, f MentionFilter) (string, []a
 		}
 		var n int
 		if limit > 0 {
-			if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+w.rows+` LIMIT ?) AS c`, append(w.args, limit)...).Scan(&n); err == nil && n < limit {
+			if err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+w.rows+` LIMIT ?) AS c`, append(w.args, limit)...).Scan(&n); err == nil && n < limit {
 				c, ok = w, true
 			}
 		}

@@ -155,7 +155,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 	from, now = from.UTC().Truncate(time.Hour), now.UTC()
 	end := now.Truncate(time.Hour).Add(time.Hour)
 	var countedFrom, watermark string
-	err = s.r.QueryRowContext(ctx, `SELECT counted_from, watermark FROM spike_state WHERE project_id = ?`, projectID).Scan(&countedFrom, &watermark)
+	err = s.rd(ctx).QueryRowContext(ctx, `SELECT counted_from, watermark FROM spike_state WHERE project_id = ?`, projectID).Scan(&countedFrom, &watermark)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		full = true
@@ -175,7 +175,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 			return false, fmt.Errorf("spike watermark: %w", err)
 		}
 		set := map[time.Time]bool{end.Add(-time.Hour): true, end.Add(-2 * time.Hour): true}
-		rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT substr(published_at, 1, 13) FROM `+s.indexed("mentions", "", "mentions_collected")+`
+		rows, err := s.rd(ctx).QueryContext(ctx, `SELECT DISTINCT substr(published_at, 1, 13) FROM `+s.indexed("mentions", "", "mentions_collected")+`
 			WHERE project_id = ? AND collected_at >= ?`, projectID, FormatTime(wm.Add(-spikeOverlap)))
 		if err != nil {
 			return false, fmt.Errorf("spike dirty hours: %w", err)
@@ -221,7 +221,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 	// cost of a count).
 	groupOf := map[string]string{}
 	if len(ranges) > 0 {
-		rows, err := s.r.QueryContext(ctx, `SELECT id, group_id FROM monitors WHERE project_id = ? AND group_id IS NOT NULL`, projectID)
+		rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, group_id FROM monitors WHERE project_id = ? AND group_id IS NOT NULL`, projectID)
 		if err != nil {
 			return false, fmt.Errorf("spike counts: %w", err)
 		}
@@ -250,7 +250,7 @@ func (s *Store) RefreshSpikeCounts(ctx context.Context, projectID string, from, 
 		if s.pg {
 			order = ` ORDER BY m.id`
 		}
-		rows, err := s.r.QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id
+		rows, err := s.rd(ctx).QueryContext(ctx, `SELECT substr(m.published_at, 1, 13), m.id, m.sentiment = 'negative', mm.monitor_id
 			FROM `+s.indexed("mentions", "m", "mentions_feed")+`
 			JOIN mention_monitors mm ON mm.mention_id = m.id
 			WHERE m.project_id = ? AND m.published_at >= ? AND m.published_at < ? AND m.is_relevant = 1`+order,
@@ -337,7 +337,7 @@ type SpikeSeries struct {
 // SpikeCounts returns the stored hourly counts of the project's live scopes
 // (monitors not deleted, keyword groups that exist) in [from, to).
 func (s *Store) SpikeCounts(ctx context.Context, projectID string, from, to time.Time) ([]*SpikeSeries, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT c.scope, c.scope_id, c.hour, c.total, c.negative FROM spike_counts c
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT c.scope, c.scope_id, c.hour, c.total, c.negative FROM spike_counts c
 		WHERE c.project_id = ? AND c.hour >= ? AND c.hour < ? AND (
 			(c.scope = 'monitor' AND EXISTS (SELECT 1 FROM monitors mo WHERE mo.id = c.scope_id AND mo.deleted_at IS NULL))
 			OR (c.scope = 'keyword_group' AND EXISTS (SELECT 1 FROM keyword_groups g WHERE g.id = c.scope_id)))
@@ -369,7 +369,7 @@ func (s *Store) SpikeCounts(ctx context.Context, projectID string, from, to time
 	// when its monitor began to look (created minus its backfill): a
 	// monitor that stayed silent for days has a history of zeros.
 	since := map[SpikeScope]string{}
-	mrows, err := s.r.QueryContext(ctx, `SELECT id, group_id, created_at, backfill_hours FROM monitors WHERE project_id = ? AND deleted_at IS NULL`, projectID)
+	mrows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, group_id, created_at, backfill_hours FROM monitors WHERE project_id = ? AND deleted_at IS NULL`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("spike series: %w", err)
 	}
@@ -519,7 +519,7 @@ func (s *Store) ListSpikes(ctx context.Context, f SpikeFilter, after *Position, 
 		args = append(args, after.At, after.At, after.ID)
 	}
 	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, `SELECT `+spikeCols+` FROM `+s.indexed("spikes", "", "spikes_feed")+` WHERE `+strings.Join(where, " AND ")+`
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+spikeCols+` FROM `+s.indexed("spikes", "", "spikes_feed")+` WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY bucket_start DESC, id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list spikes: %w", err)
@@ -538,7 +538,7 @@ func (s *Store) ListSpikes(ctx context.Context, f SpikeFilter, after *Position, 
 		return nil, fmt.Errorf("list spikes: %w", err)
 	}
 	for _, sp := range out {
-		if err := s.completeSpike(ctx, s.r, sp); err != nil {
+		if err := s.completeSpike(ctx, s.rd(ctx), sp); err != nil {
 			return nil, fmt.Errorf("list spikes: %w", err)
 		}
 	}
@@ -547,11 +547,11 @@ func (s *Store) ListSpikes(ctx context.Context, f SpikeFilter, after *Position, 
 
 // GetSpike returns one spike of the project.
 func (s *Store) GetSpike(ctx context.Context, projectID, id string) (*Spike, error) {
-	sp, err := scanSpike(s.r.QueryRowContext(ctx, `SELECT `+spikeCols+` FROM spikes WHERE id = ? AND project_id = ?`, id, projectID))
+	sp, err := scanSpike(s.rd(ctx).QueryRowContext(ctx, `SELECT `+spikeCols+` FROM spikes WHERE id = ? AND project_id = ?`, id, projectID))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.completeSpike(ctx, s.r, sp); err != nil {
+	if err := s.completeSpike(ctx, s.rd(ctx), sp); err != nil {
 		return nil, fmt.Errorf("get spike: %w", err)
 	}
 	return sp, nil
@@ -578,7 +578,7 @@ func (s *Store) SpikeMentions(ctx context.Context, sp *Spike, limit int) ([]*Men
 // SpikeProjects lists the projects the detector looks at: not archived,
 // with at least one monitor that is not deleted.
 func (s *Store) SpikeProjects(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT p.id FROM projects p WHERE p.archived_at IS NULL
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT p.id FROM projects p WHERE p.archived_at IS NULL
 		AND EXISTS (SELECT 1 FROM monitors mo WHERE mo.project_id = p.id AND mo.deleted_at IS NULL) ORDER BY p.id`)
 	if err != nil {
 		return nil, fmt.Errorf("spike projects: %w", err)

@@ -95,7 +95,7 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 			COUNT(CASE WHEN m.sentiment = 'neutral' THEN 1 END), COUNT(CASE WHEN m.sentiment = 'negative' THEN 1 END)
 			FROM %s WHERE %s`, &bounds[i], &bounds[i+1])
 		c := &out[i]
-		if err := s.r.QueryRowContext(ctx, q, args...).Scan(&c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
+		if err := s.rd(ctx).QueryRowContext(ctx, q, args...).Scan(&c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +168,7 @@ func bucketOf(bounds []time.Time, at string) int {
 
 // eachRow runs q on the read pool and calls fn for each row.
 func (s *Store) eachRow(ctx context.Context, q string, args []any, fn func(scan func(...any) error) error) error {
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	rows, err := s.rd(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func (p *countPlan) query(shape string, since, until *time.Time) (string, []any)
 func (s *Store) CountMentions(ctx context.Context, f MentionFilter, limit int) (int, error) {
 	q, args := s.countPlan(ctx, f).query(`SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s LIMIT ?) AS c`, nil, nil)
 	var n int
-	err := s.r.QueryRowContext(ctx, q, append(args, limit)...).Scan(&n)
+	err := s.rd(ctx).QueryRowContext(ctx, q, append(args, limit)...).Scan(&n)
 	return n, err
 }
 

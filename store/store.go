@@ -57,8 +57,9 @@ type Store struct {
 	backupDir          string
 	preMigrationBackup string
 
-	ingest  ingestQueue // concurrent IngestMentions share transactions
-	stories storyIndex  // recent mentions' story keys (story_index.go)
+	ingest  ingestQueue  // concurrent IngestMentions share transactions
+	stories storyIndex   // recent mentions' story keys (story_index.go)
+	storage storageState // whether writes fail for lack of space (storage.go)
 
 	recordMu sync.Mutex
 	record   *[2]recordStmts // RecordAttempts' statements, once prepared (lease.go)
@@ -260,7 +261,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, s.lockKey+1)
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+	if _, err := s.wr(ctx).ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	// Each applied version has its row: a migration is applied once it is
@@ -268,7 +269,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// number ranges and land in any order, so a database may already hold
 	// 121 when 092 arrives.
 	applied := map[int]bool{}
-	rows, err := s.w.QueryContext(ctx, `SELECT version FROM schema_version`)
+	rows, err := s.wr(ctx).QueryContext(ctx, `SELECT version FROM schema_version`)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -349,7 +350,7 @@ type MigrationStatus struct {
 // MigrationStatus reads the applied migrations (what /healthz reports: a
 // running process sees a newer binary migrate a shared database).
 func (s *Store) MigrationStatus(ctx context.Context) (MigrationStatus, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT version FROM schema_version`)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT version FROM schema_version`)
 	if err != nil {
 		return MigrationStatus{}, err
 	}
@@ -470,9 +471,16 @@ const (
 // transactions are therefore serialised on both backends, as the store's
 // read-then-write code (story assignment, quotas, leases) expects; readers
 // never wait for it.
+//
+// Inside a request's transaction (txctx.go) fn runs in a savepoint of it
+// instead, and commits with the request.
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if rtx := s.requestTxOf(ctx); rtx != nil {
+		return s.nestedTx(ctx, rtx, fn)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
+		s.noteWrite(err)
 		return err
 	}
 	if s.pg {
@@ -483,9 +491,14 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
+		if IsStorageFull(err) {
+			s.noteWrite(err)
+		}
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	s.noteWrite(err)
+	return err
 }
 
 // IsBusy reports whether err is SQLite's busy/locked error.

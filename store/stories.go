@@ -158,7 +158,7 @@ func (s *Store) ListStories(ctx context.Context, f StoryFilter, after *StoryPosi
 	if after != nil {
 		where, args = append(where, `(s.last_seen, s.id) < (?, ?)`), append(args, after.At, after.ID)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storyCols+` FROM `+s.indexed("stories", "s", "stories_recent")+` WHERE `+strings.Join(where, " AND ")+
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+storyCols+` FROM `+s.indexed("stories", "s", "stories_recent")+` WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY s.last_seen DESC, s.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (s *Store) fillStatuses(ctx context.Context, stories []*Story) error {
 	for i, st := range stories {
 		byID[st.ID], ids[i] = st, st.ID
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT m.story_id, m.status, COUNT(*) FROM `+s.indexed("mentions", "m", "mentions_story")+`
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT m.story_id, m.status, COUNT(*) FROM `+s.indexed("mentions", "m", "mentions_story")+`
 		WHERE m.story_id IN (`+s.jsonValues()+`) GROUP BY m.story_id, m.status`, toJSON(ids))
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func PositionOfStory(st *Story) StoryPosition { return StoryPosition{At: st.Last
 
 // Story returns one story of the project.
 func (s *Store) Story(ctx context.Context, projectID, id string) (*Story, error) {
-	st, err := scanStory(s.r.QueryRowContext(ctx, `SELECT `+storyCols+` FROM stories s WHERE s.id = ? AND s.project_id = ?`, id, projectID))
+	st, err := scanStory(s.rd(ctx).QueryRowContext(ctx, `SELECT `+storyCols+` FROM stories s WHERE s.id = ? AND s.project_id = ?`, id, projectID))
 	if err != nil {
 		return nil, err
 	}

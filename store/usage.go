@@ -25,7 +25,7 @@ type UsagePeriod struct {
 // Usage returns the project's consumption in the period starting periodStart.
 func (s *Store) Usage(ctx context.Context, projectID, periodStart string) (*UsagePeriod, error) {
 	u := &UsagePeriod{PeriodStart: periodStart}
-	err := s.r.QueryRowContext(ctx, `SELECT mentions_used, dropped, provider_cost_usd, quota_notified FROM usage_periods WHERE project_id = ? AND period_start = ?`,
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT mentions_used, dropped, provider_cost_usd, quota_notified FROM usage_periods WHERE project_id = ? AND period_start = ?`,
 		projectID, periodStart).Scan(&u.MentionsUsed, &u.Dropped, &u.ProviderCostUSD, &u.QuotaNotified)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, nil

@@ -67,6 +67,10 @@ type Config struct {
 	// EARSHOT_WEBHOOK_TIMEOUT + 10 s (default 40 s). 0 = the default.
 	ScanLease      time.Duration
 	WebhookTimeout time.Duration
+	// CrashAt names where fault tests kill serve with SIGKILL
+	// (EARSHOT_TEST_CRASH_AFTER, honoured only with EARSHOT_TEST_HOOKS=1;
+	// see capability.Config.CrashAt and faults_idem_test.go).
+	CrashAt string
 }
 
 // Main runs the command line of os.Args and returns the process's exit
@@ -599,9 +603,28 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	svc := capability.New(st, capability.Config{
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		CrashAt: crashHook(cfg.CrashAt),
 	}, newLogger(stderr, cfg.LogLevel, cfg.LogFormat))
 	logPreMigrationBackup(svc.Log, st)
 	return svc, func() { st.Close(); unlock() }, nil
+}
+
+// crashHook kills this process with SIGKILL, as kill -9 would (no
+// deferred code, no database close), when a request reaches the point
+// named; nil when no point is named.
+func crashHook(point string) func(string) {
+	if point == "" {
+		return nil
+	}
+	return func(at string) {
+		if at != point {
+			return
+		}
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+		select {} // the signal is on its way
+	}
 }
 
 // openStore opens the store the flags select: PostgreSQL at

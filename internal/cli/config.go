@@ -53,6 +53,11 @@ func readServeEnv(cfg *Config, getenv func(string) string) error {
 	// The user-URL guard of feeds and review pages is lifted by the same
 	// development switch as webhooks'.
 	cfg.Collectors = collectorConfig(getenv, cfg.AllowPrivateWebhooks)
+	// Fault tests only: both variables, so a stray one cannot kill a
+	// production serve.
+	if getenv("EARSHOT_TEST_HOOKS") == "1" {
+		cfg.CrashAt = getenv("EARSHOT_TEST_CRASH_AFTER")
+	}
 	return nil
 }
 
