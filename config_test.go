@@ -49,6 +49,9 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{map[string]string{"EARSHOT_CLASSIFIER": "gpt"}, []string{"classify"}, "EARSHOT_CLASSIFIER"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"mcp", "--key", "esk_x"}, "EARSHOT_BASE_URL"},
 		{map[string]string{"EARSHOT_BASE_URL": "notaurl"}, []string{"key", "list", "--project", "p"}, "EARSHOT_BASE_URL"},
+		{map[string]string{"EARSHOT_SQLITE_SYNC": "off"}, []string{"serve"}, "EARSHOT_SQLITE_SYNC"},
+		{map[string]string{"EARSHOT_SQLITE_SYNC": "extra"}, []string{"user", "create", "--email", "a@example.com", "--password", "pw-123456789"}, "EARSHOT_SQLITE_SYNC"},
+		{nil, []string{"demo", "--sqlite-sync", "fast"}, "-sqlite-sync"},
 	} {
 		dir := filepath.Join(t.TempDir(), "data")
 		env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_ADDR": "127.0.0.1:0"}
