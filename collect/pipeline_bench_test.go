@@ -52,7 +52,7 @@ func BenchmarkPipelineThroughput(b *testing.B) {
 	bg, stopBG := context.WithCancel(ctx)
 	defer stopBG()
 	go st.RunCheckpointer(bg, time.Second)
-	go st.RunSearchIndexer(bg, 500*time.Millisecond)
+	go st.RunSearchIndexer(bg, 500*time.Millisecond, nil, nil)
 	project, monitors := benchProject(b, st, workers)
 	if err := benchPrefill(ctx, st, project.ID, monitors[0], prefill); err != nil {
 		b.Fatal(err)

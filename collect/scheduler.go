@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"earshot/classify"
+	"earshot/internal/workers"
 	"earshot/metrics"
 	"earshot/store"
 )
@@ -48,6 +49,9 @@ type SchedulerConfig struct {
 	ScanRetention time.Duration
 	Pipeline      PipelineConfig
 	Health        HealthConfig
+	// Worker records whether claiming due monitors works, for /healthz
+	// (nil: not recorded).
+	Worker *workers.Worker
 }
 
 // Scheduler scans every active monitor every scan_interval_minutes: it
@@ -227,7 +231,15 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		if free := cap(slots) - len(slots); free > 0 {
 			ms, err := s.st.ClaimDueMonitors(ctx, s.cfg.Owner, s.now(), s.cfg.Lease, free)
 			if err != nil && ctx.Err() == nil {
-				s.log.Error("claiming due monitors", "err", err)
+				// Never fatal: the next claim comes after a backoff that
+				// grows while the database keeps failing.
+				retry := s.cfg.Worker.Fail(err)
+				s.log.Error("claiming due monitors", "err", err, "retry_in", retry.String())
+				if !workers.Sleep(ctx, retry) {
+					return nil
+				}
+			} else if err == nil {
+				s.cfg.Worker.OK()
 			}
 			for _, m := range ms {
 				slots <- struct{}{}

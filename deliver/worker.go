@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"earshot/internal/workers"
 	"earshot/metrics"
 	"earshot/netguard"
 	"earshot/store"
@@ -53,6 +55,9 @@ type WorkerConfig struct {
 	// InstanceID owns the leases this process takes; "" means random.
 	// Another instance takes a delivery over once its lease expires.
 	InstanceID string
+	// Worker records whether the worker's rounds (fan-out, digests,
+	// finding due deliveries) work, for /healthz (nil: not recorded).
+	Worker *workers.Worker
 }
 
 const (
@@ -231,13 +236,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer timer.Stop()
 	var lastDigest time.Time
 	for {
+		var roundErr error // the round's first error: it never ends the loop
 		if err := w.dispatch(ctx); err != nil && ctx.Err() == nil {
 			w.log.Error("dispatching events", "err", err)
+			roundErr = cmp.Or(roundErr, err)
 		}
 		if time.Since(lastDigest) >= w.cfg.PollInterval {
 			lastDigest = time.Now()
 			if err := w.flushDigests(ctx); err != nil && ctx.Err() == nil {
 				w.log.Error("flushing digests", "err", err)
+				roundErr = cmp.Or(roundErr, err)
 			}
 		}
 		wait := w.cfg.PollInterval
@@ -245,10 +253,18 @@ func (w *Worker) Run(ctx context.Context) error {
 			next, err := w.startLanes(ctx, kind)
 			if err != nil && ctx.Err() == nil {
 				w.log.Error("finding due deliveries", "outbox", kind.String(), "err", err)
+				roundErr = cmp.Or(roundErr, err)
 			}
 			if next > 0 {
 				wait = min(wait, next)
 			}
+		}
+		if roundErr != nil {
+			// A failing database is retried after a growing backoff, not
+			// every poll; lanes finishing or new events still wake it.
+			wait = w.cfg.Worker.Fail(roundErr)
+		} else {
+			w.cfg.Worker.OK()
 		}
 		timer.Reset(wait)
 		select {

@@ -18,6 +18,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"earshot/capability"
+	"earshot/internal/workers"
 	"earshot/metrics"
 )
 
@@ -36,6 +37,9 @@ type Options struct {
 	// Forwarded and X-Forwarded-Proto/Host are believed
 	// (EARSHOT_TRUSTED_PROXIES); none by default.
 	TrustedProxies TrustedProxies
+	// Workers is the health of serve's background workers, shown by
+	// /healthz and /metrics; nil leaves them out.
+	Workers *workers.Registry
 }
 
 // Server routes every HTTP request.
@@ -457,6 +461,18 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	// The backend is named so that a load balancer's or an operator's
 	// check shows which store a process runs on ("sqlite" or "postgres").
 	body := map[string]any{"status": status, "checks": checks, "api_version": capability.APIVersion, "backend": h.Backend}
+	if s.opts.Workers != nil {
+		// A background worker that fails or lags makes the process
+		// "degraded" but keeps 200: the API still answers, and a restart
+		// (what an orchestrator does on a failing check) would not cure a
+		// full disk or a locked database, only loop. 503 stays for what
+		// makes the API itself unusable (the database checks).
+		ws, degraded := s.opts.Workers.Snapshot()
+		body["workers"] = ws
+		if degraded && code == http.StatusOK {
+			body["status"] = "degraded"
+		}
+	}
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
@@ -476,4 +492,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.Metrics.WriteText(w)
+	if s.opts.Workers != nil {
+		s.opts.Workers.WriteMetrics(w)
+	}
 }

@@ -2,9 +2,11 @@ package spike
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"earshot/internal/workers"
 	"earshot/metrics"
 	"earshot/store"
 )
@@ -22,6 +24,8 @@ type Runner struct {
 	Now      func() time.Time // time.Now when nil
 	Log      *slog.Logger
 	Metrics  *metrics.Registry // optional
+	// Worker records each run's health for /healthz (nil: not recorded).
+	Worker *workers.Worker
 }
 
 // Recent is how far back each run judges hours again, and announces what
@@ -60,14 +64,25 @@ func (r *Runner) Run(ctx context.Context) error {
 	first := true
 	for {
 		start := time.Now()
-		sps, err := r.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			r.log().Warn("spike detection", "err", err)
+		sps, failed, err := r.run(ctx)
+		if err == nil && failed > 0 {
+			err = fmt.Errorf("spike detection failed for %d project(s)", failed)
 		}
 		took.Since(start)
 		for _, sp := range sps {
 			found.Inc(sp.Kind, sp.Scope)
 		}
+		if err != nil && ctx.Err() == nil {
+			// Retried after a backoff rather than a whole interval, and
+			// never given up: a locked or full database passes.
+			wait := r.Worker.Fail(err)
+			r.log().Warn("spike detection", "err", err, "retry_in", wait.String())
+			if !workers.Sleep(ctx, min(wait, every)) {
+				return nil
+			}
+			continue
+		}
+		r.Worker.OK()
 		if first && every > firstRerun {
 			// A fresh start (or the demo) backfills in its first seconds:
 			// look again soon instead of a whole interval later.
@@ -93,23 +108,32 @@ const firstRerun = 30 * time.Second
 // RunOnce runs detection over every project and returns the new spikes.
 // A failing project is logged and skipped.
 func (r *Runner) RunOnce(ctx context.Context) ([]*store.Spike, error) {
+	out, _, err := r.run(ctx)
+	return out, err
+}
+
+// run is RunOnce that also counts the projects that failed (Run reports
+// them as a failed round).
+func (r *Runner) run(ctx context.Context) ([]*store.Spike, int, error) {
 	ids, err := r.Store.SpikeProjects(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []*store.Spike
+	failed := 0
 	for _, id := range ids {
 		if ctx.Err() != nil {
-			return out, ctx.Err()
+			return out, failed, ctx.Err()
 		}
 		sp, err := r.Project(ctx, id)
 		if err != nil {
 			r.log().Warn("spike detection", "project", id, "err", err)
+			failed++
 			continue
 		}
 		out = append(out, sp...)
 	}
-	return out, nil
+	return out, failed, nil
 }
 
 // Project runs detection for one project.

@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"earshot/internal/workers"
 
 	"golang.org/x/text/cases"
 	"modernc.org/sqlite"
@@ -425,31 +428,43 @@ func (s *Store) PendingSearch(ctx context.Context) (int, error) {
 }
 
 // RunSearchIndexer indexes pending mentions until ctx ends, in batches of
-// up to 20,000, waking every interval.
-func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration) error {
+// up to 20,000, waking every interval. It never stops on an error (a full
+// disk, the database locked past the busy timeout): the round is recorded
+// on w, logged and retried after a capped backoff, and the queue's length
+// is kept on w so /healthz shows an indexer that is failing or behind.
+func (s *Store) RunSearchIndexer(ctx context.Context, interval time.Duration, w *workers.Worker, log *slog.Logger) {
 	if s.pg {
 		<-ctx.Done() // PostgreSQL indexes at insert
-		return nil
+		return
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		for {
-			n, err := s.IndexSearch(ctx, 20000)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			if n < 20000 {
-				break
-			}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	workers.Loop(ctx, w, log, interval, func(ctx context.Context) error {
+		err := s.indexAllPending(ctx)
+		// The queue is counted after a failed round too: it is what
+		// grows while the indexer fails.
+		if n, cerr := s.PendingSearch(ctx); cerr == nil {
+			w.SetBacklog(int64(n), searchBehindAt)
 		}
-		select {
-		case <-ctx.Done():
+		return err
+	})
+}
+
+// searchBehindAt is the unindexed queue from which the indexer counts as
+// behind even while it succeeds: a healthy indexer drains 20,000 a round,
+// and past this many, searches over the queue's rows slow noticeably.
+const searchBehindAt = 100000
+
+// indexAllPending indexes batches until fewer than a full batch wait.
+func (s *Store) indexAllPending(ctx context.Context) error {
+	for {
+		n, err := s.IndexSearch(ctx, 20000)
+		if err != nil {
+			return fmt.Errorf("indexing mentions for search: %w", err)
+		}
+		if n < 20000 {
 			return nil
-		case <-t.C:
 		}
 	}
 }

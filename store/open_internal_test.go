@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"testing"
 )
@@ -54,4 +55,29 @@ func testProject(t testing.TB, st *Store, name string) *Project {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// OpenSQLite sets synchronous on the connections that commit: full by
+// default, normal when asked; anything else is refused before opening.
+func TestSQLiteSyncPragma(t *testing.T) {
+	ctx := context.Background()
+	for opt, want := range map[string]string{"": SyncFull, SyncFull: SyncFull, SyncNormal: SyncNormal} {
+		s, err := OpenSQLite(ctx, t.TempDir(), SQLiteOptions{Sync: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, db := range map[string]*sql.DB{"writer": s.w, "checkpointer": s.ck} {
+			var n int
+			if err := db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if got := map[int]string{1: SyncNormal, 2: SyncFull}[n]; got != want {
+				t.Errorf("Sync %q: %s synchronous = %d, want %s", opt, name, n, want)
+			}
+		}
+		s.Close()
+	}
+	if _, err := OpenSQLite(ctx, t.TempDir(), SQLiteOptions{Sync: "off"}); err == nil {
+		t.Error("Sync off was accepted")
+	}
 }

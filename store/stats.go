@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -66,12 +67,88 @@ func (s *Store) countSource(ctx context.Context, f MentionFilter, add func(strin
 // the common filters (at 1M mentions a 37-day window of 200,000 takes
 // about 0.1 s here, where one GROUP BY over it sorted for 0.3-0.7 s). A
 // rare value's few candidates are read once and bucketed here.
+//
+// A filter on the project, status and sentiment alone (the dashboard's
+// overview, and most series) is answered from mention_hours (migration
+// 160), whose triggers keep exact counts per hour: whole hours are read
+// from it, and only the last bucket's unfinished hour is counted from the
+// mentions, so the cost follows the window's length, not its mentions.
 func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []time.Time) ([]SentimentCounts, error) {
 	out := make([]SentimentCounts, max(len(bounds)-1, 0))
 	if len(out) == 0 {
 		return out, nil
 	}
 	f.Since, f.Until = nil, nil // each query gives its own window
+	if hourCountable(f) && hourAligned(bounds) {
+		return out, s.hourCounts(ctx, f, bounds, out)
+	}
+	return out, s.scanCounts(ctx, f, bounds, out)
+}
+
+// hourCountable reports whether mention_hours can count f's mentions: it
+// keys the project, status and sentiment only. A filter field added later
+// makes this false until it is thought about (exact counts first).
+func hourCountable(f MentionFilter) bool {
+	f.ProjectID, f.Status, f.NotStatus, f.Sentiment = "", "", "", ""
+	f.Since, f.Until = nil, nil
+	f.ByUrgency, f.CollapseStories = false, false // orders and shapes of lists: they select nothing here
+	return reflect.ValueOf(f).IsZero()
+}
+
+// hourAligned reports whether every bound but the last starts an hour
+// (the last, "now" usually, may fall inside one) and the window holds at
+// least one whole hour.
+func hourAligned(bounds []time.Time) bool {
+	for _, b := range bounds[:len(bounds)-1] {
+		if !b.Equal(b.Truncate(time.Hour)) {
+			return false
+		}
+	}
+	last := bounds[len(bounds)-1]
+	return last.Truncate(time.Hour).After(bounds[0])
+}
+
+// hourCounts fills out from mention_hours for the whole hours, and from
+// the mentions for the last, unfinished one.
+func (s *Store) hourCounts(ctx context.Context, f MentionFilter, bounds []time.Time, out []SentimentCounts) error {
+	last := bounds[len(bounds)-1]
+	whole := last.Truncate(time.Hour) // hours before it are whole
+	where, args := hourFilter(f, bounds[0], whole)
+	// Grouped by hour, the primary key's order: no sort; at most a few
+	// hundred rows (a 37-day window is 888 hours).
+	q := `SELECT hour, CAST(SUM(n) AS BIGINT), CAST(SUM(CASE WHEN sentiment = 'positive' THEN n ELSE 0 END) AS BIGINT),
+		CAST(SUM(CASE WHEN sentiment = 'neutral' THEN n ELSE 0 END) AS BIGINT), CAST(SUM(CASE WHEN sentiment = 'negative' THEN n ELSE 0 END) AS BIGINT)
+		FROM mention_hours WHERE ` + where + ` GROUP BY hour`
+	err := s.eachRow(ctx, q, args, func(scan func(...any) error) error {
+		var hour string
+		var c SentimentCounts
+		if err := scan(&hour, &c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
+			return err
+		}
+		if i := bucketOf(bounds, hour+":00:00.000Z"); i >= 0 {
+			o := &out[i]
+			o.Total, o.Positive, o.Neutral, o.Negative = o.Total+c.Total, o.Positive+c.Positive, o.Neutral+c.Neutral, o.Negative+c.Negative
+		}
+		return nil
+	})
+	if err != nil || !last.After(whole) {
+		return err
+	}
+	tail := make([]SentimentCounts, 1)
+	if err := s.scanCounts(ctx, f, []time.Time{whole, last}, tail); err != nil {
+		return err
+	}
+	o := &out[len(out)-1] // whole is at or after the last bucket's start
+	o.Total, o.Positive, o.Neutral, o.Negative = o.Total+tail[0].Total, o.Positive+tail[0].Positive, o.Neutral+tail[0].Neutral, o.Negative+tail[0].Negative
+	return nil
+}
+
+// hourPrefix is mention_hours.hour for the hour holding t: the first 13
+// characters of the stored timestamp.
+func hourPrefix(t time.Time) string { return FormatTime(t)[:13] }
+
+// scanCounts is MentionCounts from the mentions themselves.
+func (s *Store) scanCounts(ctx context.Context, f MentionFilter, bounds []time.Time, out []SentimentCounts) error {
 	plan := s.countPlan(ctx, f)
 	first, last := &bounds[0], &bounds[len(bounds)-1]
 	if !plan.ranged {
@@ -86,7 +163,7 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 			}
 			return nil
 		})
-		return out, err
+		return err
 	}
 	for i := range out {
 		// COUNT(CASE …) rather than SUM(comparison): PostgreSQL cannot sum
@@ -96,10 +173,10 @@ func (s *Store) MentionCounts(ctx context.Context, f MentionFilter, bounds []tim
 			FROM %s WHERE %s`, &bounds[i], &bounds[i+1])
 		c := &out[i]
 		if err := s.rd(ctx).QueryRowContext(ctx, q, args...).Scan(&c.Total, &c.Positive, &c.Neutral, &c.Negative); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // MentionCountsByMonitor counts, per monitor that matched them, the
@@ -117,6 +194,57 @@ func (s *Store) MentionCountsByMonitor(ctx context.Context, f MentionFilter, bou
 		out[monitorID][i] += n
 	}
 	f.Since, f.Until = nil, nil // each query gives its own window
+	if hourCountable(f) && hourAligned(bounds) {
+		return out, s.monitorHourCounts(ctx, f, bounds, count)
+	}
+	return out, s.scanMonitorCounts(ctx, f, bounds, count)
+}
+
+// hourFilter is the WHERE of a read of mention_hours or
+// mention_monitor_hours: the project, the whole hours of [from, to), and
+// f's status and sentiment.
+func hourFilter(f MentionFilter, from, to time.Time) (string, []any) {
+	where := []string{`project_id = ?`, `hour >= ?`, `hour < ?`}
+	args := []any{f.ProjectID, hourPrefix(from), hourPrefix(to)}
+	if f.Status != "" {
+		where, args = append(where, `status = ?`), append(args, f.Status)
+	}
+	if f.NotStatus != "" {
+		where, args = append(where, `status <> ?`), append(args, f.NotStatus)
+	}
+	if f.Sentiment != "" {
+		where, args = append(where, `sentiment = ?`), append(args, f.Sentiment)
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// monitorHourCounts is MentionCountsByMonitor from mention_monitor_hours
+// for the whole hours, and from the mentions for the last, unfinished one.
+func (s *Store) monitorHourCounts(ctx context.Context, f MentionFilter, bounds []time.Time, count func(string, int, int)) error {
+	last := bounds[len(bounds)-1]
+	whole := last.Truncate(time.Hour)
+	where, args := hourFilter(f, bounds[0], whole)
+	err := s.eachRow(ctx, `SELECT hour, monitor_id, CAST(SUM(n) AS BIGINT) FROM mention_monitor_hours WHERE `+where+` GROUP BY hour, monitor_id`, args,
+		func(scan func(...any) error) error {
+			var hour, monitorID string
+			var n int
+			if err := scan(&hour, &monitorID, &n); err != nil {
+				return err
+			}
+			if i := bucketOf(bounds, hour+":00:00.000Z"); i >= 0 && n != 0 {
+				count(monitorID, i, n)
+			}
+			return nil
+		})
+	if err != nil || !last.After(whole) {
+		return err
+	}
+	lastBucket := len(bounds) - 2 // whole is at or after its start
+	return s.scanMonitorCounts(ctx, f, []time.Time{whole, last}, func(monitorID string, _, n int) { count(monitorID, lastBucket, n) })
+}
+
+// scanMonitorCounts is MentionCountsByMonitor from the mentions themselves.
+func (s *Store) scanMonitorCounts(ctx context.Context, f MentionFilter, bounds []time.Time, count func(string, int, int)) error {
 	plan := s.countPlan(ctx, f)
 	first, last := &bounds[0], &bounds[len(bounds)-1]
 	if !plan.ranged {
@@ -131,7 +259,7 @@ func (s *Store) MentionCountsByMonitor(ctx context.Context, f MentionFilter, bou
 			}
 			return nil
 		})
-		return out, err
+		return err
 	}
 	for i := 0; i+1 < len(bounds); i++ {
 		q, args := plan.query(`SELECT mm.monitor_id, COUNT(*) FROM %s JOIN mention_monitors mm ON mm.mention_id = m.id WHERE %s GROUP BY mm.monitor_id`,
@@ -146,10 +274,10 @@ func (s *Store) MentionCountsByMonitor(ctx context.Context, f MentionFilter, bou
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // bucketOf is the bucket [bounds[i], bounds[i+1]) holding a stored

@@ -76,9 +76,50 @@ func IsReadOnly(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
 }
 
-// Open opens (creating if needed) the database in dir and applies pending
-// migrations.
+// SQLite's durability settings (EARSHOT_SQLITE_SYNC): how far a committed
+// write is on disk when the commit returns, in WAL mode.
+const (
+	// SyncFull fsyncs the WAL at every commit: a write answered 2xx
+	// survives a power cut or an OS crash. The default.
+	SyncFull = "full"
+	// SyncNormal fsyncs only at checkpoints: as safe against a crash of
+	// the process (kill -9), but the last commits before a power cut or
+	// an OS crash can roll back (the database stays consistent).
+	SyncNormal = "normal"
+)
+
+// DefaultSync is the durability a SQLite store has unless told otherwise.
+const DefaultSync = SyncFull
+
+// ParseSync checks an EARSHOT_SQLITE_SYNC value ("" is the default).
+func ParseSync(v string) (string, error) {
+	switch s := strings.ToLower(strings.TrimSpace(v)); s {
+	case "":
+		return DefaultSync, nil
+	case SyncFull, SyncNormal:
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not a SQLite sync mode: use full (a 2xx write survives a power cut; the default) or normal (faster commits; the last ones can roll back on a power cut or an OS crash)", v)
+}
+
+// SQLiteOptions tune a SQLite store.
+type SQLiteOptions struct {
+	// Sync is SyncFull or SyncNormal; "" means DefaultSync.
+	Sync string
+}
+
+// Open opens (creating if needed) the database in dir with the default
+// options and applies pending migrations.
 func Open(ctx context.Context, dir string) (*Store, error) {
+	return OpenSQLite(ctx, dir, SQLiteOptions{})
+}
+
+// OpenSQLite is Open with options.
+func OpenSQLite(ctx context.Context, dir string, opts SQLiteOptions) (*Store, error) {
+	sync, err := ParseSync(opts.Sync)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
@@ -90,8 +131,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
 	}
+	// synchronous is per connection: every pool gets it, though only the
+	// writer's (and the checkpointer's) commits and checkpoints use it.
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(2)"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(" + strings.ToUpper(sync) + ")&_pragma=temp_store(2)"
 	// The writer gets a larger page cache: ingest touches many index pages.
 	// Commits checkpoint only past 256 MB of WAL: in serve, RunCheckpointer
 	// copies WAL pages from its own connection, off the commit path, and the
@@ -213,6 +256,25 @@ func RedactURL(s string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// Synchronous reads back the writer connection's PRAGMA synchronous:
+// "normal" or "full" ("" on PostgreSQL, which has no such setting here).
+func (s *Store) Synchronous(ctx context.Context) (string, error) {
+	if s.pg {
+		return "", nil
+	}
+	var n int
+	if err := s.w.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&n); err != nil {
+		return "", err
+	}
+	switch n {
+	case 1:
+		return SyncNormal, nil
+	case 2:
+		return SyncFull, nil
+	}
+	return fmt.Sprint(n), nil
 }
 
 // Backend names the database engine: "sqlite" or "postgres".

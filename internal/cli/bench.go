@@ -223,12 +223,17 @@ func benchBackend(ctx context.Context, cfg Config, getenv func(string) string, m
 	} {
 		var ds []time.Duration
 		for _, path := range set.shapes {
+			var one []time.Duration
 			for i := 0; i < set.n; i++ {
 				el, _, err := call("GET", path, "")
 				if err != nil {
 					return err
 				}
-				ds = append(ds, el)
+				one = append(one, el)
+			}
+			ds = append(ds, one...)
+			if len(set.shapes) > 1 {
+				out("  %s: p50 %s p99 %s", path, ms(pct(one, 50)), ms(pct(one, 99)))
 			}
 		}
 		out("%s: p50 %s p99 %s", set.name, ms(pct(ds, 50)), ms(pct(ds, 99)))

@@ -49,6 +49,7 @@ type Config struct {
 	RateBurst            int
 	ReadTimeout          time.Duration // a whole request, headers and body
 	MetricsToken         string        // bearer token /metrics asks for ("" = open)
+	SQLiteSync           string        // store.SyncFull or store.SyncNormal (EARSHOT_SQLITE_SYNC)
 	Getenv               func(string) string
 
 	// Read from the environment only (config.go), by the commands that
@@ -304,6 +305,8 @@ func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Co
 		"PostgreSQL `URL` postgres://user:pass@host/db; the store lives there instead of the data dir", parseDatabaseURL)
 	fs.checkedVar(&cfg.LogLevel, "log-level", "EARSHOT_LOG_LEVEL", "info", "log `level`: debug, info, warn or error", parseLogLevel)
 	fs.checkedVar(&cfg.LogFormat, "log-format", "EARSHOT_LOG_FORMAT", "text", "log `format`: text (key=value) or json (one object a line, for a log collector)", parseLogFormat)
+	fs.checkedVar(&cfg.SQLiteSync, "sqlite-sync", "EARSHOT_SQLITE_SYNC", store.DefaultSync,
+		"SQLite commit `durability`: full (a 2xx write survives a power cut) or normal (faster; the last writes before a power cut or OS crash can roll back)", parseSQLiteSync)
 	cfg.Getenv = getenv
 	return fs
 }
@@ -414,6 +417,14 @@ func checkDatabaseURL(u, setting string) error {
 		return usagef("%s must be a PostgreSQL URL, postgres://user:password@host:5432/database", setting)
 	}
 	return nil
+}
+
+// parseSQLiteSync accepts full or normal (EARSHOT_SQLITE_SYNC).
+func parseSQLiteSync(s string) (string, error) {
+	if _, err := store.ParseSync(s); err != nil || strings.TrimSpace(s) == "" {
+		return "", errors.New("must be full or normal")
+	}
+	return store.ParseSync(s)
 }
 
 func parseLogLevel(s string) (string, error) {
@@ -650,7 +661,7 @@ func openStore(ctx context.Context, cfg *Config, create bool) (*store.Store, err
 			return nil, err
 		}
 	}
-	return store.Open(ctx, cfg.DataDir)
+	return store.OpenSQLite(ctx, cfg.DataDir, store.SQLiteOptions{Sync: cfg.SQLiteSync})
 }
 
 // databaseExists reports, as an error for the user, a data dir that holds

@@ -57,6 +57,9 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{map[string]string{"EARSHOT_BASE_URL": "https://example.com/earshot/?x=1"}, []string{"serve"}, "EARSHOT_BASE_URL"},
 		{nil, []string{"serve", "--base-url", "https://example.com/a/../b"}, "-base-url"},
 		{nil, []string{"serve", "--base-url", "https://example.com/a%20b/"}, "-base-url"},
+		{map[string]string{"EARSHOT_SQLITE_SYNC": "off"}, []string{"serve"}, "EARSHOT_SQLITE_SYNC"},
+		{map[string]string{"EARSHOT_SQLITE_SYNC": "extra"}, []string{"user", "create", "--email", "a@example.com", "--password", "pw-123456789"}, "EARSHOT_SQLITE_SYNC"},
+		{nil, []string{"demo", "--sqlite-sync", "fast"}, "-sqlite-sync"},
 	} {
 		dir := filepath.Join(t.TempDir(), "data")
 		env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_ADDR": "127.0.0.1:0"}

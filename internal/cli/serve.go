@@ -21,6 +21,7 @@ import (
 	"earshot/collect"
 	"earshot/deliver"
 	"earshot/internal/replay"
+	"earshot/internal/workers"
 	"earshot/metrics"
 	"earshot/server"
 	"earshot/spike"
@@ -207,8 +208,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 	}
 	reg := metrics.New()
+	// Background workers report their health here; /healthz and /metrics
+	// show a failing or lagging one as degraded.
+	wreg := workers.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken,
-		TrustedProxies: cfg.TrustedProxies})
+		TrustedProxies: cfg.TrustedProxies, Workers: wreg})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
@@ -216,7 +220,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 	}
-	app, err := startBackground(ctx, &cfg, svc, srv, reg)
+	app, err := startBackground(ctx, &cfg, svc, srv, reg, wreg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -291,7 +295,10 @@ func (b *background) goRun(ctx context.Context, fn func(ctx context.Context)) {
 // startBackground starts what serve runs beside HTTP: the collector
 // scheduler, the webhook/alert delivery worker and housekeeping. Their state
 // lives in the database (leases), so several instances could share the work.
-func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry) (*background, error) {
+//
+// None of them stops for good on an error: each failed round is recorded
+// in wreg, logged and retried with a capped backoff (package workers).
+func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, srv *server.Server, reg *metrics.Registry, wreg *workers.Registry) (*background, error) {
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := &background{cancel: cancel}
 	log := svc.Log
@@ -312,6 +319,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 		Lease:    cfg.ScanLease,
 		Ledger:   svc.Store.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota},
+		Worker:   wreg.Worker("scheduler"),
 	}, log, reg)
 	svc.MonitorChanged = sched.MonitorChanged
 	b.goRun(bctx, func(ctx context.Context) {
@@ -322,7 +330,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 
 	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
 		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: cfg.WebhookSchedule, SMTPURL: cfg.SMTPURL, BaseURL: cfg.BaseURL,
-		Timeout: cfg.WebhookTimeout,
+		Timeout: cfg.WebhookTimeout, Worker: wreg.Worker("delivery"),
 	}, log, reg)
 	b.goRun(bctx, func(ctx context.Context) {
 		if err := worker.Run(ctx); err != nil && ctx.Err() == nil {
@@ -331,35 +339,25 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	})
 
 	if cfg.Spikes.Interval > 0 {
-		spikes := &spike.Runner{Store: svc.Store, Params: cfg.Spikes.Params, Interval: cfg.Spikes.Interval, Log: log, Metrics: reg}
+		spikes := &spike.Runner{Store: svc.Store, Params: cfg.Spikes.Params, Interval: cfg.Spikes.Interval, Log: log, Metrics: reg,
+			Worker: wreg.Worker("spikes")}
 		b.goRun(bctx, func(ctx context.Context) { spikes.Run(ctx) })
 	}
 
 	b.goRun(bctx, func(ctx context.Context) { svc.Store.RunCheckpointer(ctx, time.Second) })
 	startScheduledBackups(b, bctx, cfg, svc.Store, log)
 	b.goRun(bctx, func(ctx context.Context) {
-		if err := svc.Store.WarmStories(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("story index", "err", err) // the first ingest builds it then
-		}
+		// Retried until it succeeds (an ingest also builds the index when
+		// it finds it cold, so a failure here only costs that ingest time).
+		workers.Retry(ctx, wreg.Worker("story_index"), log, svc.Store.WarmStories)
 	})
+	if svc.Store.Backend() == "sqlite" { // PostgreSQL indexes at insert
+		b.goRun(bctx, func(ctx context.Context) {
+			svc.Store.RunSearchIndexer(ctx, 500*time.Millisecond, wreg.Worker("search_indexer"), log)
+		})
+	}
 	b.goRun(bctx, func(ctx context.Context) {
-		if err := svc.Store.RunSearchIndexer(ctx, 500*time.Millisecond); err != nil {
-			log.Error("search indexer stopped", "err", err)
-		}
-	})
-	b.goRun(bctx, func(ctx context.Context) {
-		t := time.NewTicker(time.Hour)
-		defer t.Stop()
-		for {
-			if err := svc.Store.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("purge expired", "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		workers.Loop(ctx, wreg.Worker("purge"), log, time.Hour, svc.Store.PurgeExpired)
 	})
 	return b, nil
 }
