@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"earshot/store/storetest"
 )
@@ -47,17 +45,7 @@ func TestIdempotentCreateSurvivesKill9(t *testing.T) {
 		env = append(env, "EARSHOT_DATA="+dir)
 	}
 	env = append(env, "EARSHOT_REPLAY=1", "EARSHOT_LOOPBACK_ONLY=1", "EARSHOT_SPIKE_INTERVAL=0")
-	if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
-		t.Fatalf("user create: %s", errs)
-	}
-	code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", "Crashes")
-	var p struct{ ID string }
-	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-		t.Fatalf("project create: %s", errs)
-	}
-	runCLI(t, cli, "project", "set-plan", "--project", p.ID, "--plan", "unlimited")
-	_, k, _ := runCLI(t, cli, "key", "create", "--project", p.ID)
-	key := strings.TrimSpace(k)
+	_, key := opsProject(t, cli, "Crashes", true)
 
 	create := func(base, idemKey, name string) (int, map[string]any, error) {
 		b, _ := json.Marshal(map[string]any{"name": name, "keywords": []string{"acme"}, "sources": []string{"news"}})
@@ -84,7 +72,7 @@ func TestIdempotentCreateSurvivesKill9(t *testing.T) {
 		name := fmt.Sprintf("Crash %02d", i)
 
 		// A serve that kills itself with SIGKILL at the point.
-		hooked, base := startFaultServe(t, fmt.Sprintf("hooked-%02d", i),
+		hooked, base := startServeProcess(t, fmt.Sprintf("hooked-%02d", i),
 			append(env, "EARSHOT_TEST_HOOKS=1", "EARSHOT_TEST_CRASH_AFTER="+point))
 		if st, body, err := create(base, idemKey, name); err == nil {
 			t.Fatalf("crash %d (%s): the request was answered (%d %v); the hook did not kill serve", i, point, st, body)
@@ -98,7 +86,7 @@ func TestIdempotentCreateSurvivesKill9(t *testing.T) {
 		// The client retries against the restarted serve: one answer, at
 		// once (no IDEMPOTENCY_KEY_IN_USE left behind), the same on the
 		// next retry.
-		clean, base := startFaultServe(t, fmt.Sprintf("clean-%02d", i), env)
+		clean, base := startServeProcess(t, fmt.Sprintf("clean-%02d", i), env)
 		st1, b1, err1 := create(base, idemKey, name)
 		st2, b2, err2 := create(base, idemKey, name)
 		if err1 != nil || err2 != nil || st1 != 200 || st2 != 200 {
@@ -119,7 +107,7 @@ func TestIdempotentCreateSurvivesKill9(t *testing.T) {
 		clean.Wait()
 	}
 
-	_, base := startFaultServe(t, "final", env)
+	_, base := startServeProcess(t, "final", env)
 	total, dups := 0, 0
 	for i := range crashes {
 		n := countNamed(t, base, key, fmt.Sprintf("Crash %02d", i))
@@ -159,38 +147,3 @@ func countNamed(t *testing.T, base, key, name string) int {
 	return n
 }
 
-// startFaultServe starts `earshot serve` (the test binary re-executed) and
-// waits, up to minutes, for /healthz: a restart after kill -9 recovers the
-// database first.
-func startFaultServe(t *testing.T, name string, env []string) (*exec.Cmd, string) {
-	t.Helper()
-	addr := freePort(t)
-	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--log-level", "warn")
-	cmd.Env = append(os.Environ(), append([]string{"EARSHOT_TEST_AS_CLI=1"}, env...)...)
-	logf, err := os.Create(t.TempDir() + "/" + name + ".log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("log of %s:\n%s", name, b)
-		}
-	})
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return cmd, "http://" + addr
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s did not start", name)
-	return nil, ""
-}

@@ -93,6 +93,28 @@ func (rc *receiver) count() int {
 	return rc.n
 }
 
+// opsProject makes, through the admin commands, the owner
+// ops@example.com (once per database) and a project named name, and
+// returns the project's id and a new API key for it.
+func opsProject(t *testing.T, cli map[string]string, name string, firstUser bool) (id, key string) {
+	t.Helper()
+	if firstUser {
+		if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
+			t.Fatalf("user create: %s", errs)
+		}
+	}
+	code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", name)
+	var p struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+		t.Fatalf("project create: %s", errs)
+	}
+	code, k, errs := runCLI(t, cli, "key", "create", "--project", p.ID)
+	if code != 0 {
+		t.Fatalf("key create: %s", errs)
+	}
+	return p.ID, strings.TrimSpace(k)
+}
+
 // startServeProcess starts `earshot serve` as a child process (the test
 // binary re-executed, see main_mcp_test.go) and waits for /healthz.
 func startServeProcess(t *testing.T, name string, env []string) (*exec.Cmd, string) {
@@ -142,19 +164,10 @@ func TestTwoProcessesShareTheWork(t *testing.T) {
 	// Three projects, each with its own key and webhook.
 	const projects = 3
 	cli := map[string]string{"EARSHOT_DATABASE_URL": dbURL, "EARSHOT_LOG_LEVEL": "error"}
-	if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
-		t.Fatalf("user create: %s", errs)
-	}
 	var keys []string
 	for i := range projects {
-		code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", fmt.Sprintf("Brand %d", i))
-		var p struct{ ID string }
-		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-			t.Fatalf("project create: %s", errs)
-		}
-		runCLI(t, cli, "project", "set-plan", "--project", p.ID, "--plan", "unlimited")
-		_, k, _ := runCLI(t, cli, "key", "create", "--project", p.ID)
-		keys = append(keys, strings.TrimSpace(k))
+		_, key := opsProject(t, cli, fmt.Sprintf("Brand %d", i), i == 0)
+		keys = append(keys, key)
 	}
 
 	// What one process collects alone: the same monitors on SQLite.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -87,17 +86,7 @@ func TestKilledServeScansAreTakenOver(t *testing.T) {
 			if v.lease != "" {
 				env = append(env, "EARSHOT_SCAN_LEASE="+v.lease)
 			}
-			if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
-				t.Fatalf("user create: %s", errs)
-			}
-			code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", "Brand")
-			var p struct{ ID string }
-			if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-				t.Fatalf("project create: %s", errs)
-			}
-			runCLI(t, cli, "project", "set-plan", "--project", p.ID, "--plan", "unlimited")
-			_, k, _ := runCLI(t, cli, "key", "create", "--project", p.ID)
-			key := strings.TrimSpace(k)
+			_, key := opsProject(t, cli, "Brand", true)
 
 			procA, baseA := startServeProcess(t, "serve-A", env)
 			for _, m := range mpMonitors(replaySrv.URL) {

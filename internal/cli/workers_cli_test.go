@@ -63,16 +63,7 @@ func TestWorkersRecoverFromALockedDatabase(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	cli := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
-	if code, _, errs := runCLI(t, cli, "user", "create", "--email", "ops@example.com", "--password", "ops-password-1"); code != 0 {
-		t.Fatalf("user create: %s", errs)
-	}
-	code, out, errs := runCLI(t, cli, "project", "create", "--owner", "ops@example.com", "--name", "Brand")
-	var p struct{ ID string }
-	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-		t.Fatalf("project create: %s", errs)
-	}
-	runCLI(t, cli, "project", "set-plan", "--project", p.ID, "--plan", "unlimited")
-	_, k, _ := runCLI(t, cli, "key", "create", "--project", p.ID)
+	_, k := opsProject(t, cli, "Brand", true)
 	rp := httptest.NewServer(replay.NewHandler())
 	defer rp.Close()
 	env := append(replayVars(rp.URL), "EARSHOT_DATA="+dir, "EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1", "EARSHOT_LOOPBACK_ONLY=1",
