@@ -48,7 +48,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 				t.Fatalf("fresh store: %+v %v", ms, err)
 			}
 			latest := ms.Latest
-			// 140 pending (as if this database predated it) and 195 from
+			// 140 pending (as if this database predated it) and 9999 from
 			// a newer binary.
 			for _, q := range []string{`DELETE FROM schema_version WHERE version = 140`} {
 				if _, err := st.w.ExecContext(ctx, q); err != nil {
@@ -58,22 +58,22 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 			if ms, _ = st.MigrationStatus(ctx); !slices.Equal(ms.Pending, []int{140}) || len(ms.Unknown) != 0 {
 				t.Fatalf("pending: %+v", ms)
 			}
-			if _, err := st.w.ExecContext(ctx, `INSERT INTO schema_version(version) VALUES (195)`); err != nil {
+			if _, err := st.w.ExecContext(ctx, `INSERT INTO schema_version(version) VALUES (9999)`); err != nil {
 				t.Fatal(err)
 			}
-			if ms, _ = st.MigrationStatus(ctx); !slices.Equal(ms.Unknown, []int{195}) || ms.Applied != 195 || ms.Latest != latest {
+			if ms, _ = st.MigrationStatus(ctx); !slices.Equal(ms.Unknown, []int{9999}) || ms.Applied != 9999 || ms.Latest != latest {
 				t.Fatalf("newer: %+v", ms)
 			}
 			st2, err := open()
 			if err == nil {
 				st2.Close()
-				t.Fatal("a database at migration 195 was opened")
+				t.Fatal("a database at migration 9999 was opened")
 			}
 			var tooNew *SchemaTooNewError
-			if !errors.As(err, &tooNew) || tooNew.Database != 195 || tooNew.Known != latest {
+			if !errors.As(err, &tooNew) || tooNew.Database != 9999 || tooNew.Known != latest {
 				t.Fatalf("error %v", err)
 			}
-			if msg := err.Error(); !strings.Contains(msg, "195") || !strings.Contains(msg, fmt.Sprint(latest)) {
+			if msg := err.Error(); !strings.Contains(msg, "9999") || !strings.Contains(msg, fmt.Sprint(latest)) {
 				t.Fatalf("message %q", msg)
 			}
 			if ms, _ = st.MigrationStatus(ctx); !slices.Equal(ms.Pending, []int{140}) {
@@ -218,14 +218,14 @@ func TestRestore(t *testing.T) {
 	}
 	newer := filepath.Join(tmp, "newer.db")
 	if nst, err := Open(ctx, t.TempDir()); err == nil {
-		nst.w.ExecContext(ctx, `INSERT INTO schema_version(version) VALUES (195)`)
+		nst.w.ExecContext(ctx, `INSERT INTO schema_version(version) VALUES (9999)`)
 		if err := nst.Backup(ctx, newer); err != nil {
 			t.Fatal(err)
 		}
 		nst.Close()
 	}
 	for file, want := range map[string]string{garbage: "not a SQLite database", empty: "not a SQLite database",
-		other: "not Earshot's", newer: "migration 195", filepath.Join(tmp, "missing.db"): "no such file"} {
+		other: "not Earshot's", newer: "migration 9999", filepath.Join(tmp, "missing.db"): "no such file"} {
 		if _, err := Restore(ctx, dir, file); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("restore of %s: %v, want %q", filepath.Base(file), err, want)
 		}

@@ -47,7 +47,7 @@ func latestMigration(t *testing.T) int {
 	return latest
 }
 
-// A database a newer binary migrated (stamped with migration 195) is
+// A database a newer binary migrated (stamped with migration 9999) is
 // refused by every command that opens the store, exit 2, naming both
 // versions; backup still copies it.
 func TestNewerDatabaseIsRefused(t *testing.T) {
@@ -61,11 +61,11 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		t.Fatal(errs)
 	}
 	latest := latestMigration(t)
-	if _, err := rawDB(t, data, dbURL).Exec(`INSERT INTO schema_version(version) VALUES (195)`); err != nil {
+	if _, err := rawDB(t, data, dbURL).Exec(`INSERT INTO schema_version(version) VALUES (9999)`); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("database schema is at migration 195 but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade", Version, latest)
-	hint := "(earshot restore --from <data dir>/backups/earshot-pre-migration-…-to-195-….db"
+	want := fmt.Sprintf("database schema is at migration 9999 but this earshot (%s) knows up to %d: upgrade earshot, or restore the backup taken before the upgrade", buildInfo().Version, latest)
+	hint := "(earshot restore --from <data dir>/backups/earshot-pre-migration-…-to-9999-….db"
 	if dbURL != "" {
 		hint = "(pg_restore the dump taken before the upgrade"
 	}
@@ -134,11 +134,11 @@ func TestHealthzPendingAndNewer(t *testing.T) {
 	if code, m := health(); code != 503 || m != "pending" {
 		t.Fatalf("a known migration missing: %d %q", code, m)
 	}
-	if _, err := db.Exec(fmt.Sprintf(`INSERT INTO schema_version(version) VALUES (%d), (195)`, latest)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf(`INSERT INTO schema_version(version) VALUES (%d), (9999)`, latest)); err != nil {
 		t.Fatal(err)
 	}
 	if code, m := health(); code != 503 || m != "newer than this binary" {
-		t.Fatalf("migration 195 applied: %d %q", code, m)
+		t.Fatalf("migration 9999 applied: %d %q", code, m)
 	}
 }
 
