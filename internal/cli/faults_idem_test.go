@@ -146,4 +146,3 @@ func countNamed(t *testing.T, base, key, name string) int {
 	}
 	return n
 }
-
