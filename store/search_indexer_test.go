@@ -2,16 +2,15 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"earshot/internal/workers"
 	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // Issue 24: the search indexer used to stop for good on its first error
@@ -66,19 +65,7 @@ func TestSearchIndexerSurvivesALockedDatabase(t *testing.T) {
 
 	// The lock: another connection's write transaction, as another
 	// process (or a long backup) would hold it.
-	lockDB, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?_pragma=busy_timeout(60000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lockDB.Close()
-	lock, err := lockDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := storetest.HoldSQLiteWriteLock(t, ctx, dir)
 
 	reg := workers.New()
 	w := reg.Worker("search_indexer")
@@ -105,7 +92,7 @@ func TestSearchIndexerSurvivesALockedDatabase(t *testing.T) {
 	default:
 	}
 
-	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the indexer to recover", func() bool {

@@ -2,21 +2,19 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"earshot/internal/replay"
-	"earshot/store"
+	"earshot/store/storetest"
 )
 
 // health is /healthz's answer: its code and body.
@@ -75,19 +73,7 @@ func TestWorkersRecoverFromALockedDatabase(t *testing.T) {
 		t.Fatalf("healthz at start: %d %v", code, body)
 	}
 
-	lockDB, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?_pragma=busy_timeout(60000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lockDB.Close()
-	lock, err := lockDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := storetest.HoldSQLiteWriteLock(t, ctx, dir)
 	var body map[string]any
 	for {
 		if ctx.Err() != nil {
@@ -109,7 +95,7 @@ func TestWorkersRecoverFromALockedDatabase(t *testing.T) {
 	if m := metricsText(t, base); !strings.Contains(m, `earshot_worker_degraded{worker="search_indexer"} 1`) {
 		t.Errorf("/metrics does not show the failing indexer:\n%s", m)
 	}
-	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	failedAt := time.Now()

@@ -7,7 +7,9 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"earshot/store"
@@ -87,4 +89,29 @@ func OpenShared(t testing.TB, n int) []*store.Store {
 		out[i] = st
 	}
 	return out
+}
+
+// HoldSQLiteWriteLock begins a write transaction on a connection of its
+// own to the SQLite database in dir, as another process (or a long
+// backup) holds the write lock; release rolls it back. The connection is
+// closed when the test ends.
+func HoldSQLiteWriteLock(t testing.TB, ctx context.Context, dir string) (release func() error) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?_pragma=busy_timeout(60000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() error {
+		_, err := conn.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
 }
