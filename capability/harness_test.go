@@ -41,7 +41,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) owner(email, project string) (*store.Project, *capability.Principal) {
 	e.t.Helper()
 	ctx := context.Background()
-	u, err := e.svc.CreateUser(ctx, email, "password123", "")
+	u, err := e.svc.CreateUser(ctx, email, "correct-horse-42", "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestUUIDsAnyCase(t *testing.T) {
 		}
 	})
 	t.Run("project header and path", func(t *testing.T) {
-		login, err := e.svc.Login(t.Context(), "a@example.com", "password123", "")
+		login, err := e.svc.Login(t.Context(), "a@example.com", "correct-horse-42", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,7 +92,7 @@ func TestReplayedErrorSaysReplayed(t *testing.T) {
 
 func TestSessionEndpointsNameTheirOperation(t *testing.T) {
 	e := newEnv(t)
-	r := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com", "password": "password123"}).ok()
+	r := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com", "password": "correct-horse-42"}).ok()
 	if r.body["meta"].(map[string]any)["capability"] != "create_session" {
 		t.Errorf("login meta: %s", r.raw)
 	}

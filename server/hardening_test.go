@@ -195,17 +195,17 @@ func TestChangePasswordRevokesOtherSessions(t *testing.T) {
 	other := e.login("a@example.com")
 	e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "wrong-password", "new_password": "brand-new-pass"}).
 		expect(400, "VALIDATION_ERROR")
-	e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "password123", "new_password": "short"}).
+	e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "correct-horse-42", "new_password": "short"}).
 		expect(400, "VALIDATION_ERROR")
-	e.do("POST", "/api/v1/account/password", e.keyA, map[string]any{"current_password": "password123", "new_password": "brand-new-pass"}).
+	e.do("POST", "/api/v1/account/password", e.keyA, map[string]any{"current_password": "correct-horse-42", "new_password": "brand-new-pass"}).
 		expect(403, "FORBIDDEN")
-	out := e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "password123", "new_password": "brand-new-pass"}).ok().data()
+	out := e.do("POST", "/api/v1/account/password", e.sessionA, map[string]any{"current_password": "correct-horse-42", "new_password": "brand-new-pass"}).ok().data()
 	if out["changed"] != true || out["sessions_revoked"] != float64(1) || !strings.Contains(out["message"].(string), "logged out") {
 		t.Fatalf("change_password %v", out)
 	}
 	e.do("GET", "/api/v1/projects", other, nil).expect(401, "UNAUTHORIZED")
 	e.do("GET", "/api/v1/projects", e.sessionA, nil).ok()
-	e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com", "password": "password123"}).expect(401, "UNAUTHORIZED")
+	e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com", "password": "correct-horse-42"}).expect(401, "UNAUTHORIZED")
 	e.loginAs("a@example.com", "brand-new-pass")
 }
 
@@ -320,7 +320,7 @@ func TestLoginLimiterDoesNotLockOutTheOwner(t *testing.T) {
 		t.Fatal("12 wrong passwords in a row were never slowed down")
 	}
 	// The owner, from another address, logs in.
-	if st := postLogin(t, clientFrom(t, "127.0.0.3"), e, "a@example.com", "password123"); st != 200 {
+	if st := postLogin(t, clientFrom(t, "127.0.0.3"), e, "a@example.com", "correct-horse-42"); st != 200 {
 		t.Fatalf("the owner is locked out by the attack: %d", st)
 	}
 	// Spraying one password across many emails from one address is
@@ -413,7 +413,7 @@ func TestRESTRefusesAmbiguousJSON(t *testing.T) {
 	if r.data()["name"] != "rocket 🚀" {
 		t.Errorf("pair stored as %q", r.data()["name"])
 	}
-	e.do("POST", "/api/v1/auth/sessions", "", `{"email":"a@example.com","email":"b@example.com","password":"password123"}`).expect(400, "VALIDATION_ERROR")
+	e.do("POST", "/api/v1/auth/sessions", "", `{"email":"a@example.com","email":"b@example.com","password":"correct-horse-42"}`).expect(400, "VALIDATION_ERROR")
 }
 
 func TestMCPRefusesAmbiguousJSON(t *testing.T) {
@@ -467,7 +467,7 @@ func TestRESTRefusesNonJSONBodies(t *testing.T) {
 		}
 	}
 	e.do("POST", "/api/v1/monitors", e.keyA, body, "Content-Type", "application/json; charset=utf-8").ok()
-	req, _ := http.NewRequest("POST", e.http.URL+"/api/v1/auth/sessions", strings.NewReader(`{"email":"a@example.com","password":"password123"}`))
+	req, _ := http.NewRequest("POST", e.http.URL+"/api/v1/auth/sessions", strings.NewReader(`{"email":"a@example.com","password":"correct-horse-42"}`))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -60,7 +60,7 @@ func newEnv(t *testing.T, opts ...server.Options) *env {
 }
 
 func (e *env) mustUser(email string) *store.User {
-	u, err := e.svc.CreateUser(context.Background(), email, "password123", "User "+email)
+	u, err := e.svc.CreateUser(context.Background(), email, "correct-horse-42", "User "+email)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func (e *env) mustKey(p *store.Project, scopes []string) string {
 }
 
 func (e *env) login(email string) string {
-	res := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": email, "password": "password123"})
+	res := e.do("POST", "/api/v1/auth/sessions", "", map[string]any{"email": email, "password": "correct-horse-42"})
 	res.ok()
 	return res.data()["token"].(string)
 }

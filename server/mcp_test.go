@@ -63,11 +63,11 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	e.http.Start()
 	t.Cleanup(e.http.Close)
 	var err error
-	e.user, err = e.svc.CreateUser(ctx, "owner@example.com", "password123", "Owner")
+	e.user, err = e.svc.CreateUser(ctx, "owner@example.com", "correct-horse-42", "Owner")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u2, err := e.svc.CreateUser(ctx, "rival@example.com", "password123", "Rival")
+	u2, err := e.svc.CreateUser(ctx, "rival@example.com", "correct-horse-42", "Rival")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -263,7 +263,7 @@ func TestProjectSwitcher(t *testing.T) {
 	e.seed(2)
 	ctx := context.Background()
 	p2, _ := e.st.CreateProject(ctx, e.owner.ID, "Second", nil)
-	stranger, _ := e.svc.CreateUser(ctx, "s@example.com", "password123", "")
+	stranger, _ := e.svc.CreateUser(ctx, "s@example.com", "correct-horse-42", "")
 	p3, _ := e.st.CreateProject(ctx, stranger.ID, "Theirs", nil)
 	c := e.client()
 	c.login("owner@example.com")

@@ -37,7 +37,7 @@ func TestDashboardLoginIsTheCatalogueLogin(t *testing.T) {
 	if !limited {
 		t.Fatal("the login form is not limited")
 	}
-	resp, err := http.Post(e.http.URL+"/api/v1/auth/sessions", "application/json", strings.NewReader(`{"email":"owner@example.com","password":"password123"}`))
+	resp, err := http.Post(e.http.URL+"/api/v1/auth/sessions", "application/json", strings.NewReader(`{"email":"owner@example.com","password":"correct-horse-42"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

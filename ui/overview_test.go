@@ -67,12 +67,12 @@ func TestChangePasswordForm(t *testing.T) {
 	e, c := ownerClient(t, 0)
 	_, body, _ := c.get("/account")
 	must(t, body, `action="/a/change_password"`, `autocomplete="current-password"`)
-	_, body, _ = c.post("/a/change_password", url.Values{"current_password": {"password123"}, "new_password": {"better-pass-1"}, "new_password_confirm": {"better-pass-2"}, "_back": {"/account"}}, true)
+	_, body, _ = c.post("/a/change_password", url.Values{"current_password": {"correct-horse-42"}, "new_password": {"better-pass-1"}, "new_password_confirm": {"better-pass-2"}, "_back": {"/account"}}, true)
 	must(t, body, "The two new password entries differ")
-	if strings.Contains(body, "password123") || strings.Contains(body, "better-pass") {
+	if strings.Contains(body, "correct-horse-42") || strings.Contains(body, "better-pass") {
 		t.Error("a password echoed back into the page")
 	}
-	st, _, h := c.post("/a/change_password", url.Values{"current_password": {"password123"}, "new_password": {"better-pass-1"}, "new_password_confirm": {"better-pass-1"}, "_back": {"/account"}}, true)
+	st, _, h := c.post("/a/change_password", url.Values{"current_password": {"correct-horse-42"}, "new_password": {"better-pass-1"}, "new_password_confirm": {"better-pass-1"}, "_back": {"/account"}}, true)
 	if st != http.StatusSeeOther || h.Get("Location") != "/account" {
 		t.Fatalf("change password: %d %q", st, h.Get("Location"))
 	}

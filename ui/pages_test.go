@@ -36,7 +36,7 @@ func TestFirstRunSetup(t *testing.T) {
 		t.Fatalf("setup with a wrong token: %d", st)
 	}
 	form := func(token string) url.Values {
-		return url.Values{"email": {"o@example.com"}, "password": {"password123"}, "project_name": {"Acme"}, "token": {token}}
+		return url.Values{"email": {"o@example.com"}, "password": {"correct-horse-42"}, "project_name": {"Acme"}, "token": {token}}
 	}
 	// A visitor without the token can still pass the CSRF check (the
 	// double-submit cookie is theirs): the token is what refuses them.
@@ -128,7 +128,7 @@ func TestAuthRedirects(t *testing.T) {
 	}
 	must(t, body, "wrong email or password")
 	// Login without the pre-session token is refused.
-	st, _, _ = e.client().post("/login", url.Values{"email": {"owner@example.com"}, "password": {"password123"}}, false)
+	st, _, _ = e.client().post("/login", url.Values{"email": {"owner@example.com"}, "password": {"correct-horse-42"}}, false)
 	if st != http.StatusForbidden {
 		t.Fatalf("login without csrf: %d", st)
 	}
@@ -140,7 +140,7 @@ func TestLoginCookieAndLogout(t *testing.T) {
 	c := e.client()
 	c.get("/login")
 	c.csrf = csrfFromJar(t, c)
-	resp, err := c.c.PostForm(e.http.URL+"/login", url.Values{"email": {"owner@example.com"}, "password": {"password123"}, "_csrf": {c.csrf}})
+	resp, err := c.c.PostForm(e.http.URL+"/login", url.Values{"email": {"owner@example.com"}, "password": {"correct-horse-42"}, "_csrf": {c.csrf}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestViewerIsReadOnly(t *testing.T) {
 	e := newEnv(t)
 	e.seed(3)
 	ctx := context.Background()
-	v, err := e.svc.CreateUser(ctx, "viewer@example.com", "password123", "Vic Viewer")
+	v, err := e.svc.CreateUser(ctx, "viewer@example.com", "correct-horse-42", "Vic Viewer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func ownerClient(t *testing.T, n int) (*env, *client) {
 // seed creates the owner, a project and n mentions.
 func (e *env) seed(n int) {
 	ctx := context.Background()
-	u, err := e.svc.CreateUser(ctx, "owner@example.com", "password123", "Olive Owner")
+	u, err := e.svc.CreateUser(ctx, "owner@example.com", "correct-horse-42", "Olive Owner")
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ const formFailed = http.StatusOK
 func (c *client) login(email string) {
 	c.e.t.Helper()
 	c.get("/login")
-	st, body, h := c.post("/login", url.Values{"email": {email}, "password": {"password123"}}, true)
+	st, body, h := c.post("/login", url.Values{"email": {email}, "password": {"correct-horse-42"}}, true)
 	if st != http.StatusSeeOther {
 		c.e.t.Fatalf("login: %d %s", st, body)
 	}

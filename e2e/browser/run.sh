@@ -24,7 +24,7 @@ echo "building earshot and the seeder in $WORK"
 (cd "$ROOT" && go build -o "$WORK/earshot" . && go build -o "$WORK/seed" ./e2e/browser/seed)
 E="$WORK/earshot"
 
-"$E" user create --data "$DATA" --email owner@example.com --password password123 --name "Olive Owner" >/dev/null
+"$E" user create --data "$DATA" --email owner@example.com --password correct-horse-42 --name "Olive Owner" >/dev/null
 PROJECT_JSON=$("$E" project create --data "$DATA" --owner owner@example.com --name Acme --website https://acme.example)
 PROJECT_ID=$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$PROJECT_JSON")
 API_KEY=$("$E" key create --data "$DATA" --project "$PROJECT_ID" | tail -n 1)
@@ -56,9 +56,15 @@ for _ in $(seq 1 3000); do
 done
 curl -fsS "$BASE/healthz" >/dev/null
 
+# test.mjs, then every test-*.mjs in name order, each against this server;
+# ONLY=name.mjs runs one. All run even when one fails; the run fails if any did.
 status=0
-EARSHOT_URL="$BASE" EARSHOT_KEY="$API_KEY" EARSHOT_PROJECT="$PROJECT_ID" EARSHOT_DATA="$SEED_DATA" SEED_BIN="$WORK/seed" \
-  node "$HERE/test.mjs" || status=$?
+for t in "$HERE"/test.mjs $(ls "$HERE"/test-*.mjs 2>/dev/null); do
+  if [ -n "${ONLY:-}" ] && [ "$(basename "$t")" != "$ONLY" ]; then continue; fi
+  echo "--- $(basename "$t")"
+  EARSHOT_URL="$BASE" EARSHOT_KEY="$API_KEY" EARSHOT_PROJECT="$PROJECT_ID" EARSHOT_DATA="$SEED_DATA" SEED_BIN="$WORK/seed" \
+    node "$t" || status=$?
+done
 if [ "$status" -ne 0 ]; then
   echo "--- serve log ---"
   tail -n 50 "$WORK/serve.log"

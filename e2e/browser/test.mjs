@@ -61,7 +61,7 @@ try {
   await page.goto(BASE + "/");
   check(page.url().includes("/login"), "logged out / redirects to /login");
   await page.getByLabel("Email").fill("owner@example.com");
-  await page.getByLabel("Password").fill("password123");
+  await page.getByLabel("Password").fill("correct-horse-42");
   await Promise.all([page.waitForURL(BASE + "/"), page.getByRole("button", { name: "Log in" }).click()]);
   check(await page.locator("h1", { hasText: "Inbox" }).count() === 1, "inbox after login");
 
@@ -406,13 +406,13 @@ try {
 
   console.log("password change");
   await page.goto(BASE + "/account");
-  await page.getByLabel("Current password").fill("password123");
+  await page.getByLabel("Current password").fill("correct-horse-42");
   await page.getByLabel("New password", { exact: false }).first().fill("a-better-pass-1");
   await page.getByLabel("New password again").fill("a-better-pass-2");
   await Promise.all([page.waitForURL(BASE + "/account"), page.getByRole("button", { name: "Change password" }).click()]);
   check((await page.locator(".field-error").allTextContents()).some(t => t.includes("differ")), "a mistyped repeat is refused in words");
   check(await page.evaluate(() => document.activeElement && document.activeElement.getAttribute("aria-invalid")) === "true", "focus on that error");
-  await page.getByLabel("Current password").fill("password123");
+  await page.getByLabel("Current password").fill("correct-horse-42");
   await page.getByLabel("New password", { exact: false }).first().fill("a-better-pass-1");
   await page.getByLabel("New password again").fill("a-better-pass-1");
   await Promise.all([page.waitForURL(BASE + "/account"), page.getByRole("button", { name: "Change password" }).click()]);

@@ -57,7 +57,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	if dbURL != "" {
 		env["EARSHOT_DATABASE_URL"] = dbURL
 	}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	latest := latestMigration(t)
@@ -72,7 +72,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--addr", "127.0.0.1:0"},
 		{"mcp", "--key", "esk_whatever"},
-		{"user", "create", "--email", "b@example.com", "--password", "password123"},
+		{"user", "create", "--email", "b@example.com", "--password", "correct-horse-42"},
 		{"user", "set-password", "--email", "a@example.com", "--password", "password456"},
 		{"project", "create", "--owner", "a@example.com", "--name", "N"},
 		{"key", "list", "--project", "p"},
@@ -151,7 +151,7 @@ func TestPreMigrationBackupCLI(t *testing.T) {
 	}
 	data := t.TempDir()
 	env := map[string]string{"EARSHOT_DATA": data}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(data, store.BackupDirName)); len(ents) != 0 {
@@ -167,7 +167,7 @@ func TestPreMigrationBackupCLI(t *testing.T) {
 	db.QueryRow(`SELECT max(version) FROM schema_version`).Scan(&from)
 	db.Close()
 	latest := latestMigration(t)
-	code, _, errs := runCLI(t, env, "user", "create", "--email", "b@example.com", "--password", "password123")
+	code, _, errs := runCLI(t, env, "user", "create", "--email", "b@example.com", "--password", "correct-horse-42")
 	if code != 0 || !strings.Contains(errs, "database copied before migrating") {
 		t.Fatalf("user create on an older database: %d %s", code, errs)
 	}
@@ -183,7 +183,7 @@ func TestPreMigrationBackupCLI(t *testing.T) {
 	if code, out, errs := runCLI(t, env, "restore", "--from", b); code != 0 || !strings.Contains(out, "1 users") {
 		t.Fatalf("restore of the pre-migration backup: %d %s %s", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "b@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "b@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatalf("b@example.com is in the restored pre-migration copy: %d %s", code, errs)
 	}
 }
@@ -204,7 +204,7 @@ func TestBackupAndRestoreCLI(t *testing.T) {
 	base := t.TempDir()
 	data := filepath.Join(base, "data")
 	env := map[string]string{"EARSHOT_DATA": data, "EARSHOT_LOG_LEVEL": "error", "EARSHOT_BACKUP_SCHEDULE": "off"}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "kept@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "kept@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	for _, p := range []string{data, filepath.Join(data, store.FileName)} {
@@ -219,7 +219,7 @@ func TestBackupAndRestoreCLI(t *testing.T) {
 	if fi, err := os.Stat(b); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("backup file: %v %v", fi, err)
 	}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	userExists := func(email string) bool {

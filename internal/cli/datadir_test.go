@@ -63,7 +63,7 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 	// user create starts a data dir (Getting started), and then the others work.
 	dir := filepath.Join(t.TempDir(), "new")
 	env := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_LOG_LEVEL": "error"}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatalf("user create on a new dir: %d %s", code, errs)
 	}
 	if code, _, errs := runCLI(t, env, "backup", "--to", backup); code != 0 {
@@ -98,7 +98,7 @@ func TestCommandsNeedAnExistingDatabasePostgres(t *testing.T) {
 	if ok, err := store.PostgresInstalled(context.Background(), dbURL); err != nil || ok {
 		t.Fatalf("after the refusals the database holds an installation: %v %v", ok, err)
 	}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatalf("user create on an empty database: %d %s", code, errs)
 	}
 	if code, _, errs := runCLI(t, env, "project", "create", "--owner", "a@example.com", "--name", "N"); code != 0 {

@@ -86,7 +86,7 @@ func TestServePrintsSetupToken(t *testing.T) {
 			}
 		}
 		resp, err := c.PostForm(base+"/setup", url.Values{"_csrf": {csrf}, "token": {tok}, "email": {email},
-			"password": {"password123"}, "project_name": {"Acme"}})
+			"password": {"correct-horse-42"}, "project_name": {"Acme"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -106,7 +106,7 @@ func TestServeLogsJSON(t *testing.T) {
 // A second start on the same data dir names it, and not as new.
 func TestServeLogsAnExistingDataDir(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": filepath.Join(dir, "data")}, "user", "create", "--email", "o@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": filepath.Join(dir, "data")}, "user", "create", "--email", "o@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatalf("user create: %s", errs)
 	}
 	_, logFile := serveLogged(t, dir, []string{"EARSHOT_DATA=data"}, "--log-format", "json")

@@ -29,7 +29,7 @@ func TestAdminCLI(t *testing.T) {
 	if dbURL != "" {
 		env["EARSHOT_DATABASE_URL"] = dbURL
 	}
-	code, out, errs := runCLI(t, env, "user", "create", "--email", "owner@example.com", "--password", "password123")
+	code, out, errs := runCLI(t, env, "user", "create", "--email", "owner@example.com", "--password", "correct-horse-42")
 	if code != 0 || len(strings.TrimSpace(out)) != 36 {
 		t.Fatalf("user create: %d %q %q", code, out, errs)
 	}
@@ -135,7 +135,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Fatalf("serve exited %d", code)
 	}
 	// the database is consistent and reusable after shutdown
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "after@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatalf("reopen: %s", errs)
 	}
 }
@@ -144,7 +144,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 // omitted, --scopes keeps its documented default (all).
 func TestKeyCreateEmptyScopes(t *testing.T) {
 	env := map[string]string{"EARSHOT_DATA": t.TempDir(), "EARSHOT_LOG_LEVEL": "error"}
-	if code, _, errs := runCLI(t, env, "user", "create", "--email", "o@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, env, "user", "create", "--email", "o@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	code, out, errs := runCLI(t, env, "project", "create", "--owner", "o@example.com", "--name", "Acme")
@@ -175,12 +175,12 @@ func TestKeyCreateEmptyScopes(t *testing.T) {
 // repeats it, whether the URL is refused, unparsable or unreachable.
 func TestDatabaseURLPasswordNeverPrinted(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir}, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir}, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	for _, u := range []string{"mysql://u:s3cret@127.0.0.1:1/db", "postgres://u:s3cret@127.0.0.1:1/db?sslmode=disable",
 		"postgres://u:s3cret@127.0.0.1:1/db?sslmode=bogus", "postgres://u:s3cret@[bad/db"} {
-		for _, args := range [][]string{{"key", "list", "--project", "x", "--database-url", u}, {"user", "create", "--email", "b@example.com", "--password", "password123"},
+		for _, args := range [][]string{{"key", "list", "--project", "x", "--database-url", u}, {"user", "create", "--email", "b@example.com", "--password", "correct-horse-42"},
 			{"backup", "--to", filepath.Join(dir, "b.db")}, {"migrate", "--to", u}, {"bench", "--database-url", u, "--mentions", "1"},
 			{"demo", "--addr", "127.0.0.1:0"}} {
 			code, out, errs := runCLI(t, map[string]string{"EARSHOT_DATA": dir, "EARSHOT_DATABASE_URL": u}, args...)

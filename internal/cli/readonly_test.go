@@ -21,7 +21,7 @@ import (
 func TestBackupOfReadOnlyDataDir(t *testing.T) {
 	base := t.TempDir()
 	data := filepath.Join(base, "data")
-	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": data}, "user", "create", "--email", "a@example.com", "--password", "password123"); code != 0 {
+	if code, _, errs := runCLI(t, map[string]string{"EARSHOT_DATA": data}, "user", "create", "--email", "a@example.com", "--password", "correct-horse-42"); code != 0 {
 		t.Fatal(errs)
 	}
 	out := filepath.Join(base, "out")
