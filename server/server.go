@@ -37,6 +37,12 @@ type Options struct {
 	// Forwarded and X-Forwarded-Proto/Host are believed
 	// (EARSHOT_TRUSTED_PROXIES); none by default.
 	TrustedProxies TrustedProxies
+	// Version is the build's version, reported to MCP clients.
+	Version string
+	// MCPToolsets and MCPReadOnly are the MCP tools /mcp loads when a
+	// connection does not choose (EARSHOT_MCP_TOOLSETS, EARSHOT_MCP_READ_ONLY).
+	MCPToolsets []string
+	MCPReadOnly bool
 	// Workers is the health of serve's background workers, shown by
 	// /healthz and /metrics; nil leaves them out.
 	Workers *workers.Registry
