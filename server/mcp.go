@@ -152,7 +152,7 @@ func mcpOutputSchema(c *capability.Capability) map[string]any {
 		data = outputSchema(c.Out)
 	}
 	return map[string]any{
-		"type": "object",
+		"type":       "object",
 		"properties": map[string]any{"data": withoutDescriptions(data)},
 	}
 }

@@ -116,7 +116,9 @@ func TestMCPToolsetsAndReadOnly(t *testing.T) {
 
 	// The server's own default (EARSHOT_MCP_TOOLSETS / --mcp-read-only), in-process.
 	srv := server.NewMCPServer(e.svc, server.MCPOptions{Toolsets: []string{capability.ToolsetAdmin}, ReadOnly: true,
-		Principal: func(ctx context.Context) (*capability.Principal, error) { return e.svc.Authenticate(ctx, e.key, "", "") }})
+		Principal: func(ctx context.Context) (*capability.Principal, error) {
+			return e.svc.Authenticate(ctx, e.key, "", "")
+		}})
 	admin, _ := listTools(t, connectServer(t, srv))
 	if admin["get_usage"] == nil || admin["list_projects"] == nil || admin["update_project"] != nil || admin["list_mentions"] != nil {
 		t.Errorf("admin read-only server lists %v", keys(admin))
