@@ -131,6 +131,7 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	r.GET("/healthz", s.healthz)
 	r.GET("/metrics", s.metrics)
 	s.mountAgents()
+	s.mountOAuth()
 	s.mountUI()
 	return s
 }
@@ -431,7 +432,8 @@ func (s *Server) docsURL(capName string) string {
 func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.Error, m errorMeta) {
 	s.setHeaders(w, id)
 	if e.Status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot"`)
+		// resource_metadata leads an MCP host to the OAuth flow (RFC 9728 §5.1).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot", resource_metadata="`+s.resourceMetadataURL()+`"`)
 	}
 	if m.IdempotencyReplayed {
 		w.Header().Set("Idempotent-Replayed", "true")
