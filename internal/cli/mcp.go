@@ -54,7 +54,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	srv := server.NewMCPServer(svc, server.MCPOptions{
-		Version:  buildInfo().Version,
+		Version:  buildInfo().serverVersion(),
 		Toolsets: cfg.MCPToolsets,
 		ReadOnly: cfg.MCPReadOnly,
 		// Re-resolved per call, so a revoked key stops working on its next

@@ -213,7 +213,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	// show a failing or lagging one as degraded.
 	wreg := workers.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken,
-		TrustedProxies: cfg.TrustedProxies, Workers: wreg, Version: buildInfo().Version, MCPToolsets: cfg.MCPToolsets, MCPReadOnly: cfg.MCPReadOnly})
+		TrustedProxies: cfg.TrustedProxies, Workers: wreg, Version: buildInfo().serverVersion(), MCPToolsets: cfg.MCPToolsets, MCPReadOnly: cfg.MCPReadOnly})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
