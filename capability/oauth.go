@@ -34,6 +34,9 @@ const (
 	maxRedirectURIs    = 10
 )
 
+// OAuthClient is a registered client (the dashboard's consent page shows it).
+type OAuthClient = store.OAuthClient
+
 // OAuthError is an RFC 6749 error answer (error, error_description).
 type OAuthError struct {
 	Code        string

@@ -9,7 +9,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"earshot/capability"
-	"earshot/store"
 )
 
 // The OAuth consent page, /oauth/authorize: a remote MCP host sends the
@@ -37,7 +36,7 @@ type consentScope struct {
 
 type consentData struct {
 	Title, CSRF, Error string
-	Client             *store.OAuthClient
+	Client             *capability.OAuthClient
 	RedirectHost       string
 	P                  oauthParams
 	Projects           []*capability.UserProject
@@ -56,14 +55,14 @@ func (u *UI) MountOAuth(r *httprouter.Router) {
 // checkOAuth validates the request's client and redirect URI (a failure is
 // shown here: never redirect to an address the client did not register),
 // then the rest (a failure goes back to the client as error=).
-func (u *UI) checkOAuth(w http.ResponseWriter, r *http.Request, p oauthParams) (*store.OAuthClient, bool) {
+func (u *UI) checkOAuth(w http.ResponseWriter, r *http.Request, p oauthParams) (*capability.OAuthClient, bool) {
 	client, err := u.svc.OAuthClient(r.Context(), p.ClientID)
 	if err != nil || !capability.RedirectAllowed(client, p.RedirectURI) {
 		u.renderBare(w, http.StatusBadRequest, "error", map[string]any{"Title": "Authorization failed",
 			"Message": "This authorization link is not valid: its client is unknown, or its redirect_uri is not one the client registered. Start again from the application."})
 		return nil, false
 	}
-	fail := func(code, desc string) (*store.OAuthClient, bool) {
+	fail := func(code, desc string) (*capability.OAuthClient, bool) {
 		u.oauthRedirect(w, r, p, url.Values{"error": {code}, "error_description": {desc}})
 		return nil, false
 	}
@@ -111,7 +110,7 @@ func (u *UI) oauthAuthorize(w http.ResponseWriter, r *http.Request, _ httprouter
 	u.renderConsent(w, r, s, client, p, "", http.StatusOK)
 }
 
-func (u *UI) renderConsent(w http.ResponseWriter, r *http.Request, s *session, client *store.OAuthClient, p oauthParams, msg string, status int) {
+func (u *UI) renderConsent(w http.ResponseWriter, r *http.Request, s *session, client *capability.OAuthClient, p oauthParams, msg string, status int) {
 	requested, _ := capability.ParseOAuthScopes(p.Scope)
 	d := consentData{Title: "Authorize " + client.Name, CSRF: csrfToken(s.token), Client: client, P: p, Projects: s.projs, Email: s.user.Email, Error: msg}
 	if s.cur != nil {
