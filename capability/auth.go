@@ -40,6 +40,8 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 		}
 		s.touchKey(ctx, k.ID)
 		return &Principal{Kind: KindKey, KeyID: k.ID, UserID: k.CreatedBy, ProjectID: k.ProjectID, Scopes: k.Scopes}, nil
+	case strings.HasPrefix(token, OAuthAccessPrefix):
+		return s.authenticateOAuth(ctx, token, projectHeader)
 	case strings.HasPrefix(token, "ess_"):
 		sess, err := s.Store.SessionByToken(ctx, token)
 		if errors.Is(err, store.ErrNotFound) {

@@ -71,7 +71,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	s.formKey = s.loadInstallationKey(formStateKeyName, "dashboard form state")
 	for _, group := range [][]*Capability{
 		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
-		s.mentionCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
+		s.mentionCaps(), s.briefCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
 	} {
 		s.caps = append(s.caps, group...)
 	}

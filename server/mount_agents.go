@@ -20,7 +20,8 @@ import (
 // mountAgents mounts /mcp, /api/v1/openapi.json and /docs: the faces for
 // agents and integrators, all generated from the catalogue.
 func (s *Server) mountAgents() {
-	srv := NewMCPServer(s.svc, MCPOptions{Principal: PrincipalFromContext, Log: s.log})
+	srv := NewMCPServer(s.svc, MCPOptions{Principal: PrincipalFromContext, Log: s.log, Version: s.opts.Version,
+		Toolsets: s.opts.MCPToolsets, ReadOnly: s.opts.MCPReadOnly})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		// Stateless: every POST stands alone (no session to leak), and it is
 		// the only mode that accepts the 2026 protocol versions.
@@ -60,6 +61,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		s.writeError(w, r, id, "", e)
 		return
 	}
+	view, verr := s.mcpViewOf(r)
+	if verr != nil {
+		s.writeError(w, r, id, "", verr)
+		return
+	}
+	r = r.WithContext(withMCPView(r.Context(), view))
 	calls := 1
 	if r.Method == http.MethodPost {
 		// The documented 400 for a body over the limit, as on REST (the
@@ -94,6 +101,30 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	s.setHeaders(w, id)
 	h.ServeHTTP(w, r.WithContext(capability.WithPrincipal(r.Context(), p)))
 	s.log.Debug("mcp request", "request_id", id, "method", r.Method, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
+
+// mcpViewOf reads the connection's ?toolsets= and ?read_only= (the
+// server's EARSHOT_MCP_TOOLSETS and EARSHOT_MCP_READ_ONLY when absent). A
+// stateless client sends the same URL with every request, so the view
+// holds for the whole connection.
+func (s *Server) mcpViewOf(r *http.Request) (mcpView, *capability.Error) {
+	v := mcpView{Toolsets: s.opts.MCPToolsets, ReadOnly: s.opts.MCPReadOnly}
+	q := r.URL.Query()
+	if q.Has("toolsets") {
+		ts, err := capability.ParseToolsets(q.Get("toolsets"))
+		if err != nil {
+			return v, capability.Invalid("toolsets", "%s", err.Error())
+		}
+		v.Toolsets = ts
+	}
+	if q.Has("read_only") {
+		ro, err := strconv.ParseBool(q.Get("read_only"))
+		if err != nil {
+			return v, capability.Invalid("read_only", "read_only must be true or false")
+		}
+		v.ReadOnly = ro
+	}
+	return v, nil
 }
 
 // originAllowed applies the streamable HTTP transport's Origin rule: a

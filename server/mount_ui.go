@@ -9,5 +9,6 @@ func (s *Server) mountUI() {
 	u := ui.New(s.svc)
 	u.Mount(s.Router)
 	u.MountInvites(s.Router)
+	u.MountOAuth(s.Router)
 	s.pageNotFound = u.NotFound
 }

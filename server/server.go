@@ -37,6 +37,12 @@ type Options struct {
 	// Forwarded and X-Forwarded-Proto/Host are believed
 	// (EARSHOT_TRUSTED_PROXIES); none by default.
 	TrustedProxies TrustedProxies
+	// Version is the build's version, reported to MCP clients.
+	Version string
+	// MCPToolsets and MCPReadOnly are the MCP tools /mcp loads when a
+	// connection does not choose (EARSHOT_MCP_TOOLSETS, EARSHOT_MCP_READ_ONLY).
+	MCPToolsets []string
+	MCPReadOnly bool
 	// Workers is the health of serve's background workers, shown by
 	// /healthz and /metrics; nil leaves them out.
 	Workers *workers.Registry
@@ -125,6 +131,7 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	r.GET("/healthz", s.healthz)
 	r.GET("/metrics", s.metrics)
 	s.mountAgents()
+	s.mountOAuth()
 	s.mountUI()
 	return s
 }
@@ -425,7 +432,8 @@ func (s *Server) docsURL(capName string) string {
 func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.Error, m errorMeta) {
 	s.setHeaders(w, id)
 	if e.Status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot"`)
+		// resource_metadata leads an MCP host to the OAuth flow (RFC 9728 §5.1).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot", resource_metadata="`+s.resourceMetadataURL()+`"`)
 	}
 	if m.IdempotencyReplayed {
 		w.Header().Set("Idempotent-Replayed", "true")

@@ -55,6 +55,7 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 		"comma-separated `CIDRs` or addresses of the reverse proxies whose X-Forwarded-For, Forwarded and X-Forwarded-Proto are believed (default: none, the connection's address is the client)", parseTrustedProxies)
 	fs.checkedVar(&cfg.MetricsToken, "metrics-token", "EARSHOT_METRICS_TOKEN", "",
 		"bearer `token` that GET /metrics asks for (default: /metrics is open)", func(s string) (string, error) { return s, nil })
+	mcpFlags(fs, cfg)
 	if name == "demo" {
 		// The demo's data dir is a new temporary directory unless given.
 		f := fs.Lookup("data")
@@ -212,7 +213,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	// show a failing or lagging one as degraded.
 	wreg := workers.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken,
-		TrustedProxies: cfg.TrustedProxies, Workers: wreg})
+		TrustedProxies: cfg.TrustedProxies, Workers: wreg, Version: buildInfo().serverVersion(), MCPToolsets: cfg.MCPToolsets, MCPReadOnly: cfg.MCPReadOnly})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
