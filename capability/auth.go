@@ -34,12 +34,7 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 		if err != nil {
 			return nil, err
 		}
-		if projectHeader != "" && projectHeader != k.ProjectID {
-			// A key is bound to its project; naming another one reaches nothing.
-			return nil, NotFound("project")
-		}
-		s.touchKey(ctx, k.ID)
-		return &Principal{Kind: KindKey, KeyID: k.ID, UserID: k.CreatedBy, ProjectID: k.ProjectID, Scopes: k.Scopes}, nil
+		return s.keyPrincipal(ctx, k, projectHeader)
 	case strings.HasPrefix(token, OAuthAccessPrefix):
 		return s.authenticateOAuth(ctx, token, projectHeader)
 	case strings.HasPrefix(token, "ess_"):

@@ -261,7 +261,14 @@ func (s *Service) authenticateOAuth(ctx context.Context, token, projectHeader st
 	if err != nil {
 		return nil, err
 	}
+	return s.keyPrincipal(ctx, k, projectHeader)
+}
+
+// keyPrincipal is the principal of a live key (an API key, or the key an
+// OAuth token stands for).
+func (s *Service) keyPrincipal(ctx context.Context, k *store.APIKey, projectHeader string) (*Principal, error) {
 	if projectHeader != "" && projectHeader != k.ProjectID {
+		// A key is bound to its project; naming another one reaches nothing.
 		return nil, NotFound("project")
 	}
 	s.touchKey(ctx, k.ID)
