@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -118,7 +119,14 @@ func (u *UI) Mount(r *httprouter.Router) {
 
 	sub, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(sub))
-	r.GET("/static/*filepath", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+	r.GET("/static/*filepath", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		// Files only: http.FileServer would list a directory's contents,
+		// which tells a visitor nothing they need and maps the bundle.
+		name := strings.TrimPrefix(path.Clean("/"+ps.ByName("filepath")), "/")
+		if st, err := fs.Stat(sub, name); name == "" || err != nil || st.IsDir() {
+			u.NotFound(w, req)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, req)
 	})
@@ -438,13 +446,41 @@ func (u *UI) exec(ctx context.Context, p *capability.Principal, name string, in 
 	return o
 }
 
-// localPath accepts only a same-site path (no scheme, no //host).
+// localPath accepts only a same-origin path and returns it normalised,
+// else def. What a browser would read as another host must never pass:
+// "//evil", "/\\evil" (browsers treat a backslash as a slash), a scheme,
+// and what only becomes one of those after decoding or cleaning
+// ("/a/../%5Cevil" is "/\\evil" once the query is decoded and
+// http.Redirect has cleaned it; "/%2F%2Fevil"). So the path is decoded,
+// refused if it holds a backslash or a control character (browsers drop
+// tabs and newlines from URLs), cleaned with path.Clean, and the result
+// re-encoded: what redirects is what was checked.
 func localPath(s, def string) string {
-	if s == "" || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
+	if s == "" || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.ContainsAny(s, "\\") || hasControl(s) {
 		return def
 	}
-	if pu, err := url.Parse(s); err != nil || pu.Host != "" || pu.Scheme != "" {
+	pu, err := url.Parse(s)
+	if err != nil || pu.Scheme != "" || pu.Host != "" || pu.User != nil || pu.Opaque != "" {
 		return def
 	}
-	return s
+	if strings.ContainsAny(pu.Path, "\\") || hasControl(pu.Path) || !strings.HasPrefix(pu.Path, "/") {
+		return def
+	}
+	clean := path.Clean(pu.Path)
+	if strings.HasSuffix(pu.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	if strings.HasPrefix(clean, "//") {
+		return def
+	}
+	out := (&url.URL{Path: clean, RawQuery: pu.RawQuery}).String()
+	if !strings.HasPrefix(out, "/") || strings.HasPrefix(out, "//") {
+		return def
+	}
+	return out
+}
+
+// hasControl reports whether s holds an ASCII control character.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }
