@@ -73,3 +73,60 @@ func TestStaticNoDirectoryListing(t *testing.T) {
 		t.Errorf("GET /static/app.css: %d", st)
 	}
 }
+
+// failBigForm posts a create_alert whose name is size bytes (refused as
+// too long) and returns the form cookie it set, without following it.
+func failBigForm(t *testing.T, c *client, size int) *http.Cookie {
+	t.Helper()
+	form := url.Values{"name": {strings.Repeat("n", size)}, "channel": {"email"}, "target": {"ops@example.com"}, "_back": {"/alerts"}, "_csrf": {c.csrf}}
+	resp, err := c.c.PostForm(c.e.http.URL+"/a/create_alert", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("failed form: %d", resp.StatusCode)
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "earshot_form" {
+			return ck
+		}
+	}
+	t.Fatal("no form cookie")
+	return nil
+}
+
+// TestFormStashBoundedOverHTTP: a failed form too big for the cookie waits
+// in memory only up to a size (a 900 KB name is dropped from the state,
+// which then travels sealed in the cookie; the error still shows), and
+// one user has at most a few such states: the oldest is gone.
+func TestFormStashBoundedOverHTTP(t *testing.T) {
+	_, c := ownerClient(t, 0)
+	c.get("/alerts")
+	big := failBigForm(t, c, 900<<10)
+	if !strings.HasPrefix(big.Value, "s1.") {
+		t.Errorf("a 900 KB failed form is kept in the server's memory (cookie %.20q…), want it sealed without the values", big.Value)
+	}
+	_, body, _ := c.get("/alerts")
+	if !strings.Contains(body, "Name") || strings.Contains(body, strings.Repeat("n", 1000)) {
+		t.Errorf("the page after a huge failed form: error shown %v, value refilled %v", strings.Contains(body, "Name"), strings.Contains(body, strings.Repeat("n", 1000)))
+	}
+
+	// 20 KB: too big for the cookie, small enough to keep.
+	var toks []*http.Cookie
+	for range 10 {
+		toks = append(toks, failBigForm(t, c, 20<<10))
+	}
+	u, _ := url.Parse(c.e.http.URL + "/")
+	show := func(ck *http.Cookie) bool {
+		c.c.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/"}})
+		_, body, _ := c.get("/alerts")
+		return strings.Contains(body, strings.Repeat("n", 1000))
+	}
+	if show(toks[0]) {
+		t.Error("the oldest of 10 failed forms still waits: one user's stash is unbounded")
+	}
+	if !show(toks[len(toks)-1]) {
+		t.Error("the newest failed form was not kept")
+	}
+}
