@@ -63,12 +63,13 @@ type UI struct {
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
 	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
+	opts   Options
 }
 
 // New builds the UI over the capability service.
-func New(svc *capability.Service) *UI {
+func New(svc *capability.Service, opts Options) *UI {
 	u := &UI{svc: svc, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"), base: basePath(svc.Config.BaseURL),
-		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }}
+		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }, opts: opts}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -79,13 +80,18 @@ func New(svc *capability.Service) *UI {
 // Mount registers the UI's routes on r. Routes are explicit (httprouter
 // cannot mix a root catch-all with /api/v1).
 func (u *UI) Mount(r *httprouter.Router) {
-	page := func(path string, h pageHandler) { r.GET(path, u.authed(h)) }
+	// Every request of a logged-in session is charged to the session's
+	// rate-limit bucket (limit.go): a page or call one token, one that
+	// runs a heavy operation that operation's cost.
+	one := func(httprouter.Params) int { return 1 }
+	costly := func(path, capName string, h pageHandler) { r.GET(path, u.metered(u.routeCost(capName), u.authed(h))) }
+	page := func(path string, h pageHandler) { r.GET(path, u.metered(one, u.authed(h))) }
 	page("/", u.inbox)
 	page("/inbox", u.inbox)
 	page("/mentions/:id", u.mention)
-	page("/monitors", u.monitors)
+	costly("/monitors", "get_mention_stats", u.monitors)
 	page("/monitors/:id", u.monitorForm)
-	page("/groups", u.groups)
+	costly("/groups", "get_share_of_voice", u.groups)
 	page("/alerts", u.alerts)
 	page("/webhooks", u.webhooks)
 	page("/webhooks/:id", u.webhookDeliveries)
@@ -95,25 +101,25 @@ func (u *UI) Mount(r *httprouter.Router) {
 	page("/account", u.account)
 	page("/usage", u.usage)
 	page("/settings", u.settings)
-	page("/wall", u.wallPreview)
+	costly("/wall", "preview_public_page", u.wallPreview)
 	page("/projects/new", u.newProject)
 
 	r.GET("/login", u.loginPage)
 	r.POST("/login", u.loginSubmit)
 	r.GET("/setup", u.setupPage)
 	r.POST("/setup", u.setupSubmit)
-	r.POST("/logout", u.logout)
-	r.POST("/switch", u.switchProject)
-	r.POST("/a/:cap", u.action)
+	r.POST("/logout", u.metered(one, u.logout))
+	r.POST("/switch", u.metered(one, u.switchProject))
+	r.POST("/a/:cap", u.metered(u.actionCost, u.action))
 
 	// Small JSON/fragment endpoints for the inbox's JavaScript.
-	r.GET("/ui/mentions", u.authedAPI(u.mentionRows))
-	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
-	r.GET("/ui/overview", u.authedAPI(u.overviewFragment))
-	r.POST("/ui/status", u.authedAPI(u.setStatus))
-	r.POST("/ui/preview", u.authedAPI(u.preview))
-	r.POST("/ui/density", u.setDensity)
-	r.GET("/export.csv", u.exportCSV)
+	r.GET("/ui/mentions", u.metered(one, u.authedAPI(u.mentionRows)))
+	r.GET("/ui/poll", u.metered(one, u.authedAPI(u.pollMentions)))
+	r.GET("/ui/overview", u.metered(u.routeCost("get_mention_stats"), u.authedAPI(u.overviewFragment)))
+	r.POST("/ui/status", u.metered(one, u.authedAPI(u.setStatus)))
+	r.POST("/ui/preview", u.metered(u.routeCost("preview_monitor"), u.authedAPI(u.preview)))
+	r.POST("/ui/density", u.metered(one, u.setDensity))
+	r.GET("/export.csv", u.metered(u.routeCost("export_mentions"), u.exportCSV))
 
 	r.GET("/p/:slug", u.publicPage)
 
@@ -149,6 +155,9 @@ var errNoSession = errors.New("no session")
 // loadSession resolves the session cookie and the current project (cookie,
 // validated by membership; else the user's first project).
 func (u *UI) loadSession(r *http.Request) (*session, error) {
+	if s, ok := r.Context().Value(sessionCtxKey{}).(*session); ok {
+		return s, nil // resolved by metered
+	}
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
 		return nil, errNoSession
