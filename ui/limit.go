@@ -27,8 +27,8 @@ type Options struct {
 type sessionCtxKey struct{}
 
 // routeCost is how many tokens a dashboard request of a route takes: the
-// capability.Cost of the heaviest operation it runs (README, "Rate limits
-// and costs"); 1 for the rest.
+// capability.Cost of the heaviest operation it runs (README, "Security,
+// third round", M3); 1 for the rest.
 func (u *UI) routeCost(capName string) func(httprouter.Params) int {
 	cost := 1
 	if c, ok := u.svc.Capability(capName); ok {
