@@ -1,9 +1,9 @@
 package capability
 
-// Rate-limit cost (README, "Security, third round", M3): every binding — REST, /mcp and the dashboard — takes tokens
-// for a call from the one bucket of the credential that makes it (the API
-// key, or the session: a dashboard cookie and the same session's bearer
-// token share it). Most operations take one token. Those that scan many
+// Rate-limit cost (README, "Security, third round", M3): every binding —
+// REST, /mcp and the dashboard — takes tokens for a call from the one
+// bucket of the credential that makes it (the API key, or the session: a
+// dashboard cookie and the same session's bearer token share it). Most operations take one token. Those that scan many
 // mentions take more, so a client cannot run a burst of them at the price
 // of a burst of list calls: their price is about how much more work one
 // call is than a page of a list.
