@@ -90,8 +90,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	// One token per JSON-RPC call: a batch of n calls costs n, so a batch
-	// cannot do more than the same calls sent one by one.
+	// Each JSON-RPC call takes its operation's cost (one token for most):
+	// a batch costs the sum, so a batch cannot do more than the same calls
+	// sent one by one.
 	if !s.limiter.allowN(p.CredentialID(), calls) {
 		wait := s.limiter.retryAfterN(p.CredentialID(), calls)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
@@ -157,7 +158,7 @@ func (s *Server) originAllowed(r *http.Request) bool {
 func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 || t[0] != '[' {
-		return 1, nil
+		return s.mcpCallCost(t), nil
 	}
 	var batch []json.RawMessage
 	if err := json.Unmarshal(t, &batch); err != nil {
@@ -166,7 +167,30 @@ func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 	if len(batch) > s.opts.MaxMCPBatch {
 		return 0, capability.Invalid("", "a JSON-RPC batch may hold at most %d calls; this one holds %d (send several requests, or one call per request)", s.opts.MaxMCPBatch, len(batch))
 	}
-	return max(len(batch), 1), nil
+	cost := 0
+	for _, call := range batch {
+		cost += s.mcpCallCost(call)
+	}
+	return max(cost, 1), nil
+}
+
+// mcpCallCost is the rate-limit cost of one JSON-RPC call: a tools/call
+// costs its operation's (capability.Cost), as on REST; anything else
+// (initialize, tools/list, a notification) one token.
+func (s *Server) mcpCallCost(raw []byte) int {
+	var call struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &call) != nil || call.Method != "tools/call" {
+		return 1
+	}
+	if c, ok := s.svc.Capability(call.Params.Name); ok {
+		return s.limiter.cost(c.Cost())
+	}
+	return 1
 }
 
 // writeRPCParseError answers a /mcp body the strict decoder refused with a

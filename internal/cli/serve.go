@@ -47,7 +47,7 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 	fs.checkedVar(&cfg.Addr, "addr", "EARSHOT_ADDR", "127.0.0.1:8080", "listen `address`, host:port", parseAddr)
 	fs.checkedVar(&cfg.BaseURL, "base-url", "EARSHOT_BASE_URL", "", "public base `URL` (default http://{addr})", parseHTTPURL)
 	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL` (default {base-url}/docs)", parseHTTPURL)
-	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "API `requests` per second per credential", parsePositiveFloat)
+	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "`requests` per second per credential, REST, /mcp and the dashboard alike (an export counts 20, a preview 10, statistics 5)", parsePositiveFloat)
 	checkedVar(fs, &cfg.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "API burst per credential, in `requests`", parsePositiveInt)
 	checkedVar(fs, &cfg.ReadTimeout, "read-timeout", "EARSHOT_READ_TIMEOUT", defaultReadTimeout,
 		"longest `duration` a client may take to send one request, headers and body; a slower one is cut off", parsePositiveDuration)
