@@ -27,7 +27,7 @@ func (c *Capability) Cost() int {
 		return CostExport
 	case "preview_monitor":
 		return CostPreview
-	case "get_mention_stats", "get_share_of_voice", "preview_public_page":
+	case "get_mention_stats", "get_share_of_voice", "preview_public_page", "get_brief":
 		return CostAggregate
 	}
 	return 1
