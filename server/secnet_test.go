@@ -1,0 +1,38 @@
+package server_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Issue 25 M7: a NUL (U+0000) in a filter, a name, a path id or a login is
+// a 400 naming the field on both backends, over REST and MCP. PostgreSQL
+// text cannot hold it: before, these were 500s there.
+func TestNULInInputIsAValidationError(t *testing.T) {
+	e := newEnv(t)
+	const nul = "a\x00b"
+	for _, c := range []struct {
+		method, path, token string
+		body                any
+		param               string
+	}{
+		{"GET", "/api/v1/mentions?search=" + url.QueryEscape(nul), e.keyA, nil, "search"},
+		{"GET", "/api/v1/mentions?author_handle=" + url.QueryEscape(nul), e.keyA, nil, "author_handle"},
+		{"GET", "/api/v1/mention-count?search=" + url.QueryEscape(nul), e.keyA, nil, "search"},
+		{"GET", "/api/v1/mentions/" + url.PathEscape(nul), e.keyA, nil, ""}, // the router's own rule
+		{"POST", "/api/v1/monitors", e.keyA, map[string]any{"name": nul, "keywords": []string{"acme"}, "sources": []string{"hn"}}, "name"},
+		{"POST", "/api/v1/monitors", e.keyA, map[string]any{"name": "ok", "keywords": []string{nul}, "sources": []string{"hn"}}, "keywords"},
+		{"POST", "/api/v1/projects", e.sessionA, map[string]any{"name": nul}, "name"},
+		{"POST", "/api/v1/auth/sessions", "", map[string]any{"email": "a@example.com" + "\x00", "password": "correct-horse-42"}, "email"},
+	} {
+		r := e.do(c.method, c.path, c.token, c.body)
+		if r.status != 400 || r.errCode() != "VALIDATION_ERROR" || (c.param != "" && !strings.Contains(string(r.raw), "U+0000")) || (c.param != "" && r.errParam() != c.param) {
+			t.Errorf("%s %s: %d %s param %q, want 400 VALIDATION_ERROR param %q: %s", c.method, c.path, r.status, r.errCode(), r.errParam(), c.param, r.raw)
+		}
+	}
+	code, raw := mcpRaw(t, e, e.keyA, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_mentions","arguments":{"search":"a\u0000b"}}}`)
+	if code != 200 || !strings.Contains(raw, "VALIDATION_ERROR") || !strings.Contains(raw, "U+0000") {
+		t.Errorf("MCP list_mentions with a NUL: %d %s", code, raw)
+	}
+}
