@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 25 M7: a NUL (U+0000) in a filter, a name, a path id or a login is
@@ -34,5 +35,30 @@ func TestNULInInputIsAValidationError(t *testing.T) {
 	code, raw := mcpRaw(t, e, e.keyA, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_mentions","arguments":{"search":"a\u0000b"}}}`)
 	if code != 200 || !strings.Contains(raw, "VALIDATION_ERROR") || !strings.Contains(raw, "U+0000") {
 		t.Errorf("MCP list_mentions with a NUL: %d %s", code, raw)
+	}
+}
+
+// Issue 25: PATCH /api/v1/mentions/{id} with neither status nor
+// public_visibility is a 400 naming status (the spec makes status
+// required; CONTRACT §9 adds public_visibility as the alternative), over
+// REST and MCP; before, it answered 200 and changed nothing.
+func TestUpdateMentionNeedsStatusOrVisibility(t *testing.T) {
+	e := newEnv(t)
+	m := e.seedMentions(e.projA, nil, 1, time.Now(), nil)[0]
+	for _, body := range []any{"", "{}", map[string]any{"status": ""}} {
+		r := e.do("PATCH", "/api/v1/mentions/"+m.ID, e.keyA, body)
+		if r.status != 400 || r.errCode() != "VALIDATION_ERROR" || r.errParam() != "status" {
+			t.Errorf("PATCH with %q: %d %s param %q, want 400 VALIDATION_ERROR naming status: %s", body, r.status, r.errCode(), r.errParam(), r.raw)
+		}
+	}
+	code, raw := mcpRaw(t, e, e.keyA, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_mention_status","arguments":{"id":"`+m.ID+`"}}}`)
+	if code != 200 || !strings.Contains(raw, `"VALIDATION_ERROR"`) || !strings.Contains(raw, `"param":"status"`) {
+		t.Errorf("MCP update_mention_status without status: %d %s", code, raw)
+	}
+	if got := e.do("PATCH", "/api/v1/mentions/"+m.ID, e.keyA, map[string]any{"public_visibility": "featured"}).ok().data(); got["public_visibility"] != "featured" {
+		t.Errorf("public_visibility alone: %v", got)
+	}
+	if got := e.do("PATCH", "/api/v1/mentions/"+m.ID, e.keyA, map[string]any{"status": "done"}).ok().data(); got["status"] != "done" {
+		t.Errorf("status alone: %v", got)
 	}
 }
