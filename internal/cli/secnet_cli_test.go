@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,5 +62,54 @@ func TestCollectorRedirectToLoopbackIsRefused(t *testing.T) {
 	}
 	if n := metadataHits.Load(); n != 0 {
 		t.Errorf("the loopback service behind the redirect was reached %d times", n)
+	}
+}
+
+// Issue 25 M8, black box: /healthz answers anyone, so with an OLLAMA_HOST
+// that carries credentials and does not answer, an anonymous caller sees
+// which classifier runs but not the host, its credentials or the dial
+// error (which names the address); the operator, with the metrics token,
+// sees the host and the error without the credentials. Before, both
+// modes printed them to anyone.
+func TestHealthzHidesOllamaDetailsFromAnonymous(t *testing.T) {
+	ollama := freePort(t) // nothing listens: every dial is refused
+	for _, mode := range []string{"auto", "ollama"} {
+		t.Run(mode, func(t *testing.T) {
+			addr := startServe(t, map[string]string{"EARSHOT_DATA": t.TempDir(), "EARSHOT_LOG_LEVEL": "error",
+				"EARSHOT_CLASSIFIER": mode, "OLLAMA_HOST": "http://admin:hunter-s3cret@" + ollama,
+				"EARSHOT_METRICS_TOKEN": "metrics-token-42", "EARSHOT_OLLAMA_DETECT_TIMEOUT": "5s"})
+			get := func(token string) string {
+				req, _ := http.NewRequest("GET", "http://"+addr+"/healthz", nil)
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return string(b)
+			}
+			anon := get("")
+			if !strings.Contains(anon, `"classifier"`) {
+				t.Fatalf("no classifier in /healthz: %s", anon)
+			}
+			for _, leak := range []string{"hunter-s3cret", "admin", ollama, "refused", "dial"} {
+				if strings.Contains(anon, leak) {
+					t.Errorf("anonymous /healthz shows %q: %s", leak, anon)
+				}
+			}
+			op := get("metrics-token-42")
+			if strings.Contains(op, "hunter-s3cret") || strings.Contains(op, "admin") {
+				t.Errorf("/healthz with the metrics token shows credentials: %s", op)
+			}
+			if !strings.Contains(op, ollama) {
+				t.Errorf("/healthz with the metrics token does not name the host: %s", op)
+			}
+			if wrong := get("not-the-token"); wrong != anon && strings.Contains(wrong, ollama) {
+				t.Errorf("a wrong token sees details: %s", wrong)
+			}
+		})
 	}
 }
