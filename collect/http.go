@@ -2,19 +2,15 @@ package collect
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"earshot/netguard"
@@ -308,32 +304,5 @@ func transportProblem(err error) error {
 			where = ue.Op + " " + u.Scheme + "://" + u.Host + u.Path + ": "
 		}
 	}
-	return &transportError{msg: where + networkKind(err), err: err}
-}
-
-// networkKind names the class of a network failure.
-func networkKind(err error) string {
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	switch {
-	case errors.As(err, &dnsErr):
-		if dnsErr.IsNotFound {
-			return "host does not resolve"
-		}
-		return "host could not be resolved"
-	case errors.Is(err, context.DeadlineExceeded), os.IsTimeout(err):
-		return "timed out"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed by the server"
-	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return "host unreachable"
-	case errors.As(err, &certErr):
-		return "TLS certificate not trusted"
-	case errors.As(err, &recErr):
-		return "TLS handshake failed (not a TLS server)"
-	}
-	return "network error"
+	return &transportError{msg: where + netguard.Describe(err), err: err}
 }
