@@ -219,7 +219,7 @@ func TestTenancyMatrix(t *testing.T) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			path, body := fb.request(c, needsOneOf(c)) // B's ids …
-			token := e.keyA                  // … with A's credential
+			token := e.keyA                            // … with A's credential
 			if c.SessionOnly {
 				token = e.sessionA
 			}
