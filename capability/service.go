@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,6 +144,12 @@ type storedOutcome struct {
 func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in any, idemKey string) (out Outcome) {
 	if err := c.Authorize(p); err != nil {
 		return failure(err, c)
+	}
+	if f := nulField(in); f != "" {
+		return failure(Invalid(f, "%s must not contain the NUL character (U+0000)", f), c)
+	}
+	if strings.IndexByte(idemKey, 0) >= 0 {
+		return failure(Invalid("Idempotency-Key", "Idempotency-Key must not contain the NUL character (U+0000)"), c)
 	}
 	if idemKey != "" && c.Write {
 		if n := len([]rune(idemKey)); n < minIdemKeyLen || n > maxIdemKeyLen {

@@ -70,7 +70,9 @@ type Server struct {
 
 	// ClassifierStatus reports the active classifier (and Ollama's
 	// circuit breaker) for /healthz; nil leaves it out.
-	ClassifierStatus func() any
+	// detail is true for a caller with the operator's metrics token:
+	// anonymous callers get no host or error text.
+	ClassifierStatus func(detail bool) any
 }
 
 // New builds the server and registers every capability's REST route.
@@ -484,10 +486,17 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
-		body["classifier"] = s.ClassifierStatus()
+		body["classifier"] = s.ClassifierStatus(s.operatorCaller(r))
 	}
 	s.setHeaders(w, requestIDOf(r))
 	s.writeJSON(w, code, body)
+}
+
+// operatorCaller reports whether r bears the operator's credential, the
+// EARSHOT_METRICS_TOKEN (none set: nobody is, the log has the details).
+func (s *Server) operatorCaller(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.opts.MetricsToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.MetricsToken)) == 1
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

@@ -314,8 +314,8 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	} else {
 		log.Info("classifier", "active", st.Active, "mode", st.Mode)
 	}
-	srv.ClassifierStatus = func() any { return classify.Describe(cls) }
-	registry := collect.NewRegistry(cfg.Collectors, &http.Client{Timeout: 60 * time.Second})
+	srv.ClassifierStatus = func(detail bool) any { return classify.Describe(cls).View(detail) }
+	registry := collect.NewRegistry(cfg.Collectors, collect.NewPlatformClient(cfg.Collectors, 60*time.Second))
 	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
 		Lease:    cfg.ScanLease,
 		Ledger:   svc.Store.QuotaLedger(),
