@@ -64,9 +64,9 @@ type viewLink struct {
 // countLabel words a capped count: "1000+" when there are more.
 func countLabel(n int, capped bool) string {
 	if capped {
-		return fmt.Sprintf("%d+", n)
+		return num(n) + "+"
 	}
-	return fmt.Sprint(n)
+	return num(n)
 }
 
 // ErrFor is the message of the filter error naming param.

@@ -39,7 +39,7 @@ func (o *overview) Words() string {
 	if o.Total == 0 {
 		return "No mentions"
 	}
-	return fmt.Sprintf("%d mentions · %d%% positive · %d%% neutral · %d%% negative", o.Total,
+	return fmt.Sprintf("%s mentions · %d%% positive · %d%% neutral · %d%% negative", num(o.Total),
 		pctOf(o.Positive, o.Total), pctOf(o.Neutral, o.Total), pctOf(o.Negative, o.Total))
 }
 
