@@ -131,6 +131,35 @@ try {
   await page.setViewportSize({ width: 1280, height: 800 });
   await axeCheck(page, "inbox with the toast (1280)");
 
+  console.log("rows: target sizes and whole badges, both widths");
+  for (const [w, h] of [[1280, 800], [360, 780]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.goto(BASE + "/");
+    check(await page.locator(".mention.cur.quiet").count() === 1, `${w}: the cursor starts quietly on the first row`);
+    await page.keyboard.press("j");
+    const t = await page.evaluate(() => {
+      const cur = document.querySelector(".mention.cur");
+      const box = el => el && el.getBoundingClientRect();
+      return { title: box(cur.querySelector(".m-title a")).height, open: box(cur.querySelector(".m-actions a.open")).height };
+    });
+    check(t.title >= 24 && t.open >= 24, `${w}: the current row's title link (${t.title.toFixed(1)} px) and "Open original" (${t.open.toFixed(1)} px) are at least 24 px tall`);
+    const cut = await page.evaluate(() => [...document.querySelectorAll(".mention.compact")].flatMap(m => {
+      const row = m.getBoundingClientRect(), bs = m.querySelector(".badges"), c = bs.getBoundingClientRect();
+      return [...bs.querySelectorAll(".badge")].filter(b => {
+        const r = b.getBoundingClientRect();
+        const shown = r.top < c.bottom - 1 && r.width > 0;
+        return shown && (r.right > c.right + 0.5 || r.right > row.right || r.bottom > c.bottom + 0.5);
+      }).map(b => m.id + ": " + b.textContent.trim());
+    }));
+    check(cut.length === 0, `${w}: no badge is cut at a row's edge (${cut.slice(0, 3).join(", ") || "none"})`);
+    const statusShown = await page.evaluate(() => [...document.querySelectorAll(".mention.compact")].every(m => {
+      const s = m.querySelector(".badge.status").getBoundingClientRect(), c = m.querySelector(".badges").getBoundingClientRect();
+      return s.width > 0 && s.top < c.bottom - 1 && s.right <= c.right + 0.5;
+    }));
+    check(statusShown, `${w}: every compact row shows its status badge whole`);
+    await axeCheck(page, `inbox with the cursor on the second row (${w})`);
+  }
+
   check(errors.length === 0, "no page errors: " + errors.join("; "));
 } catch (e) {
   fail(e);
