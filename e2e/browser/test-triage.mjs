@@ -101,9 +101,9 @@ try {
   check(await curId(page) === ids[2], "after Back the cursor is on the mention that was opened");
   await Promise.all([page.waitForURL(BASE + "/mentions/" + ids[2]), page.keyboard.press("Enter")]);
   await Promise.all([page.waitForURL(BASE + "/mentions/" + ids[3]), page.keyboard.press("j")]);
-  check(true, "j on the mention page opens the view's next mention");
+  check(page.url() === BASE + "/mentions/" + ids[3], "j on the mention page opens the view's next mention");
   await Promise.all([page.waitForURL(BASE + "/mentions/" + ids[2]), page.keyboard.press("k")]);
-  check(true, "k goes back to the previous one");
+  check(page.url() === BASE + "/mentions/" + ids[2], "k goes back to the previous one");
   await page.keyboard.press("d");
   check((await page.locator("#toast-msg").textContent()) === "Marked done.", "d on the mention page marks it, with a toast");
   await idle(page);
