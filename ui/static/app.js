@@ -285,7 +285,11 @@
         if (drain) leave(el);
         else el.classList.add("pending");
       });
-      if (drain && curId && ids.indexOf(curId) >= 0) { cur.classList.remove("cur"); cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
+      if (drain && curId && ids.indexOf(curId) >= 0) {
+        cur.classList.remove("cur"); cur = null; setCur(nextCur);
+        // Draining down the list fetches the next page before it runs out.
+        var left = rows(); if (!nextCur || left.length - left.indexOf(nextCur) <= 3) loadMore();
+      }
       updateCount();
       undoStack.push(rec);
       var n = rec.items.length;
