@@ -2,6 +2,7 @@ package capability
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -112,9 +113,12 @@ func (s *Service) mentionStats(ctx context.Context, p *Principal, in *StatsIn) (
 	// Spikes are judged by the detector list_spikes records with: by hour
 	// against the same hour of the previous days, by day against the
 	// previous days.
-	step, params, hourly := 24*time.Hour, spike.Params{Period: 1}, false
+	// A spike here needs a week of the filter's own history (minWeek):
+	// a young install's first busy day is not "a spike, usually about 0".
+	const minWeek = 7
+	step, params, hourly := 24*time.Hour, spike.Params{Period: 1, MinDays: minWeek}, false
 	if interval == "hour" {
-		step, params, hourly = time.Hour, spike.Params{Period: 24}, true
+		step, params, hourly = time.Hour, spike.Params{Period: 24, MinDays: minWeek}, true
 	}
 	history := params.History()
 	since = since.UTC().Truncate(step) // UTC days and hours start at multiples of step
@@ -156,11 +160,16 @@ func (s *Service) mentionStats(ctx context.Context, p *Principal, in *StatsIn) (
 		out.Totals.Neutral += c.Neutral
 		out.Totals.Negative += c.Negative
 	}
+	// The filter's mentions were first seen in the first bucket holding
+	// one: the empty buckets before it (before the install, the monitor or
+	// the term) are no history, so a young scope is not called spiking
+	// against a baseline of zeros.
+	first := slices.IndexFunc(volume, func(n int) bool { return n > 0 })
 	for _, k := range []struct {
 		kind   spike.Kind
 		series []int
 	}{{spike.Volume, volume}, {spike.Negative, negative}} {
-		for _, h := range spike.Scan(k.series, history, 0, params, k.kind) {
+		for _, h := range spike.Scan(k.series, history, max(first, 0), params, k.kind) {
 			out.Spikes = append(out.Spikes, Spike{Kind: string(k.kind), Start: store.FormatTime(starts[h.I]), End: store.FormatTime(end(h.I)),
 				Count: h.Count, Baseline: spike.Round(h.Baseline), Score: spike.Round(h.Score), Threshold: h.Threshold})
 		}

@@ -35,6 +35,17 @@ func TestMentionStats(t *testing.T) {
 	e.seedMentions(e.projB, nil, 50, burst, nil) // another tenant's never count
 
 	q := "since=" + url.QueryEscape(start.Format(time.RFC3339)) + "&interval=hour"
+	// A young install (40 hours of mentions) has no baseline yet: the
+	// burst is not called a spike "usually about 0" before a week of history.
+	if sp := e.do("GET", "/api/v1/mention-stats?"+q, e.keyA, nil).ok().data()["spikes"].([]any); len(sp) != 0 {
+		t.Fatalf("spikes on 40 hours of history: %v", sp)
+	}
+	// A week and a bit of the same steady traffic before it.
+	e.seedMentions(e.projA, []string{mon}, 2*24*8, start.Add(-time.Minute), func(i int, m *store.NewMention) {
+		m.ExternalID = "history-" + itoa(i)
+		m.PublishedAt = start.Add(-time.Duration(i/2+1)*time.Hour + time.Duration(i%2)*20*time.Minute)
+		m.Sentiment = []string{"positive", "neutral"}[i%2]
+	})
 	d := e.do("GET", "/api/v1/mention-stats?"+q, e.keyA, nil).ok().data()
 	if d["interval"] != "hour" || d["since"] != store.FormatTime(start) {
 		t.Fatalf("interval %v since %v", d["interval"], d["since"])

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"earshot/capability"
 	"earshot/vocab"
 )
@@ -103,13 +106,16 @@ func stackChart(id, title, desc string, days []stackDay, w float64, name func(st
 	}
 	top := niceCeil(maxDay)
 	plotH := c.PlotBottom - c.PlotTop
+	// The axis is as wide as its longest label ("1,500" needs more room
+	// than "40"), so no label is cut at the drawing's left edge.
+	c.PlotLeft = max(c.PlotLeft, axisWidth(num(top), c.FontSize))
 	plotW := c.W - c.PlotLeft - 6
 	step := plotW / float64(len(days))
 	bw := step * 0.75
 	for k := 0; k <= 4; k++ {
 		v := top * k / 4
 		y := c.PlotBottom - plotH*float64(v)/float64(top)
-		c.Ticks = append(c.Ticks, tick{X: c.PlotLeft - 5, Y: y, Label: fmt.Sprint(v)})
+		c.Ticks = append(c.Ticks, tick{X: c.PlotLeft - 5, Y: y, Label: num(v)})
 	}
 	labels := 8
 	if narrow {
@@ -294,3 +300,13 @@ func newSparkline(counts []int, total int) sparkline {
 	sp.Points = b.String()
 	return sp
 }
+
+// axisWidth is the room a y-axis needs left of the plot for label at
+// fontSize: about 0.62 em a character (digits and commas in the system
+// sans-serif fonts are narrower), the 5 px gap to the plot and a margin.
+func axisWidth(label string, fontSize int) float64 {
+	return float64(len(label)*fontSize)*0.62 + 9
+}
+
+// num writes n with thousands separators: 1,500 rather than 1500.
+func num(n int) string { return message.NewPrinter(language.English).Sprintf("%d", n) }

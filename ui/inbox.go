@@ -57,16 +57,16 @@ type inboxData struct {
 type viewLink struct {
 	ID, Name, Href string
 	Current        bool
-	Count          string // how many mentions it holds now ("12", "1000+"); "" when not counted
+	Count          string // how many mentions it holds now ("12", "1,000+"); "" when not counted
 	query          string // its filters, to count it
 }
 
-// countLabel words a capped count: "1000+" when there are more.
+// countLabel words a capped count: "1,000+" when there are more.
 func countLabel(n int, capped bool) string {
 	if capped {
-		return fmt.Sprintf("%d+", n)
+		return num(n) + "+"
 	}
-	return fmt.Sprint(n)
+	return num(n)
 }
 
 // ErrFor is the message of the filter error naming param.

@@ -39,7 +39,7 @@ func (o *overview) Words() string {
 	if o.Total == 0 {
 		return "No mentions"
 	}
-	return fmt.Sprintf("%d mentions · %d%% positive · %d%% neutral · %d%% negative", o.Total,
+	return fmt.Sprintf("%s mentions · %d%% positive · %d%% neutral · %d%% negative", num(o.Total),
 		pctOf(o.Positive, o.Total), pctOf(o.Neutral, o.Total), pctOf(o.Negative, o.Total))
 }
 
@@ -204,15 +204,19 @@ func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*
 		names[m.ID] = m.Name
 	}
 	var items []spikeItem
-	seen := map[string]int{} // kind, hour and count → index in items
+	seen := map[string]int{}   // kind and hour → index in items
+	counts := map[string]int{} // kind and hour → the count shown
 	for _, sp := range out.Spikes {
-		// A keyword group of one busy monitor spikes with it: the same
-		// burst twice would read as two. Keep one, the monitor's (named).
-		k := fmt.Sprint(sp.Kind, sp.BucketStart, sp.Count)
+		// One line, one count, per kind and hour: a keyword group spikes
+		// with its busy monitor, and two lines for the same hour with
+		// different counts read as a contradiction. The broadest count
+		// stays; at the same count, the monitor's line (named).
+		k := fmt.Sprint(sp.Kind, sp.BucketStart)
 		at, dup := seen[k]
-		if dup && (sp.MentionsQuery == nil || items[at].named) {
+		if dup && (sp.Count < counts[k] || sp.Count == counts[k] && (sp.MentionsQuery == nil || items[at].named)) {
 			continue
 		}
+		counts[k] = sp.Count
 		q := url.Values{"since": {sp.BucketStart}, "until": {sp.BucketEnd}, "is_relevant": {"true"}}
 		what := "mentions"
 		if sp.Kind == "negative" {

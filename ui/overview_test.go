@@ -133,3 +133,32 @@ func TestRecentSpikesBanner(t *testing.T) {
 		t.Errorf("spike link %q", link[1])
 	}
 }
+
+// TestRecentSpikesOneCountPerHour: two records of the same kind and hour
+// (a monitor and another scope with a different count) read as one line
+// with the larger count, never the same hour twice with two counts.
+func TestRecentSpikesOneCountPerHour(t *testing.T) {
+	e, c := ownerClient(t, 0)
+	ctx := context.Background()
+	c.get("/monitors/new")
+	c.post("/a/create_monitor", url.Values{"name": {"Acme brand"}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	c.post("/a/create_monitor", url.Values{"name": {"Acme app"}, "keywords": {"acme app"}, "_back": {"/monitors/new"}}, true)
+	ms, _ := e.st.ListMonitors(ctx, e.proj.ID)
+	if len(ms) != 2 {
+		t.Fatalf("%d monitors", len(ms))
+	}
+	hour := time.Now().UTC().Truncate(time.Hour)
+	var fs []store.SpikeFinding
+	for i, n := range []int{12, 15} {
+		fs = append(fs, store.SpikeFinding{SpikeScope: store.SpikeScope{Scope: "monitor", ID: ms[i].ID}, Kind: "volume", BucketStart: hour, Count: n, Baseline: 1, Score: 9, Threshold: 6})
+	}
+	if _, err := e.st.RecordSpikes(ctx, e.proj.ID, fs); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := c.get("/")
+	at := " in the hour from " + hour.Format("15:04") + " UTC"
+	if n := strings.Count(body, at); n != 1 {
+		t.Errorf("the hour is listed %d times, want once:\n%s", n, regexpMust(`(?s)<section class="bursts".*?</section>`).FindString(body))
+	}
+	must(t, body, "15 mentions for "+ms[1].Name+at)
+}

@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"join":       strings.Join,
 	"has":        slices.Contains[[]string],
 	"label":      label,
+	"num":        num,
 	"sourceIcon": sourceIcon,
 	"sourceName": sourceName,
 	"byline":     byline,

@@ -76,9 +76,8 @@ try {
   await page.screenshot({ path: join(OUT, "inbox-desktop.png") });
 
   console.log("keyboard triage");
-  await page.keyboard.press("j");
   const first = page.locator(".mention.cur");
-  check(await first.count() === 1, "j selects the first mention");
+  check(await first.count() === 1 && await first.getAttribute("data-id") === await page.locator(".mention").first().getAttribute("data-id"), "the cursor starts on the first mention");
   const id = await first.getAttribute("data-id");
   await page.keyboard.press("r");
   await page.locator(`#m-${id} .status-reviewed`).waitFor({ timeout: 120000 });
@@ -154,9 +153,8 @@ try {
   await page.goto(BASE + "/?status=new");
   const newCount = +(await page.locator('.view-list a[aria-current="page"] .vcount').textContent());
   check(newCount > 0, `the New view shows its count (${newCount})`);
-  await page.keyboard.press("j");
   const ids = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
-  check(await page.locator(".mention.cur").getAttribute("data-id") === ids[0], "j picks the first new mention");
+  check(await page.locator(".mention.cur").getAttribute("data-id") === ids[0], "the cursor starts on the first new mention");
   await page.keyboard.press("d");
   await page.locator(`#m-${ids[0]}`).waitFor({ state: "detached", timeout: 120000 }).catch(() => {});
   check(await page.locator(`#m-${ids[0]}`).count() === 0, "d moves the mention out of the New view");
@@ -170,16 +168,17 @@ try {
   await page.keyboard.press("z");
   await page.locator(`#m-${ids[1]}`).waitFor({ timeout: 120000 }).catch(() => {});
   check(await page.locator(`#m-${ids[1]}`).count() === 1, "z brings the last one back");
+  await page.waitForFunction(() => !document.querySelector("#mentions[data-pending]"), null, { timeout: 120000 });
   check((await api("/api/v1/mentions/" + ids[1])).body.data.status === "new", "REST sees it new again");
   await page.getByRole("button", { name: "Undo" }).click();
   await page.locator(`#m-${ids[0]}`).waitFor({ timeout: 120000 }).catch(() => {});
   const order = await page.locator(".mention").evaluateAll(ms => ms.slice(0, 3).map(m => m.dataset.id));
   check(order.join() === ids.join(), "the Undo button brings the first one back, in its place");
+  await page.waitForFunction(() => !document.querySelector("#mentions[data-pending]"), null, { timeout: 120000 });
   check((await api("/api/v1/mentions/" + ids[0])).body.data.status === "new", "REST sees the first new again");
 
   console.log("open a mention");
   await page.goto(BASE + "/");
-  await page.keyboard.press("j");
   await page.keyboard.press("j");
   const openID = await page.locator(".mention.cur").getAttribute("data-id");
   await Promise.all([page.waitForURL(BASE + "/mentions/" + openID), page.keyboard.press("Enter")]);

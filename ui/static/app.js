@@ -120,6 +120,13 @@
       if (e.key === "?") { e.preventDefault(); if (help && help.showModal) help.showModal(); }
     });
   }
+  function here() { return location.pathname + location.search; }
+  function readView() {
+    try { return JSON.parse(sessionStorage.getItem("earshot.view") || "null"); } catch (e) { return null; }
+  }
+  function writeView(v) {
+    try { sessionStorage.setItem("earshot.view", JSON.stringify(v)); } catch (e) { /* storage off: no memory */ }
+  }
   function selectText(el) {
     var r = document.createRange(); r.selectNodeContents(el);
     var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
@@ -141,13 +148,19 @@
     var undoStack = [];
     var toast = $("#toast"), toastMsg = $("#toast-msg"), toastTimer = null;
 
-    function rows() { return $$(".mention", list); }
-    function setCur(el, scroll) {
-      if (cur) cur.classList.remove("cur");
+    var single = list.classList.contains("single");
+    var onInbox = !single && location.pathname === base + "/";
+
+    // Rows that are in the view: a row whose change is on its way to the
+    // server is hidden (class "gone") until the server answers.
+    function rows() { return $$(".mention:not(.gone)", list); }
+    function byId(id) { return document.getElementById("m-" + id); }
+    function setCur(el, scroll, focus) {
+      if (cur) cur.classList.remove("cur", "quiet");
       cur = el;
       if (!el) return;
       el.classList.add("cur");
-      el.focus({ preventScroll: true });
+      if (focus !== false) el.focus({ preventScroll: true });
       if (scroll !== false) el.scrollIntoView({ block: "nearest" });
     }
     function move(d) {
@@ -158,7 +171,7 @@
       setCur(rs[n]);
       if (n >= rs.length - 3) loadMore();
     }
-    function selected() { return $$(".sel:checked", list).map(function (c) { return c.value; }); }
+    function selected() { return $$(".mention:not(.gone) .sel:checked", list).map(function (c) { return c.value; }); }
     function updateCount() {
       var n = selected().length, c = $("#sel-count");
       if (c) c.textContent = n + " selected";
@@ -169,102 +182,187 @@
       toastMsg.textContent = msg;
       $("#undo").hidden = !canUndo;
       toast.hidden = false;
+      document.body.classList.add("has-toast");
+      // The toast sits over the bottom of the screen: keep the current row
+      // (and its buttons) above it, a phone included.
+      if (cur) cur.scrollIntoView({ block: "nearest" });
       clearTimeout(toastTimer);
-      toastTimer = setTimeout(function () { toast.hidden = true; }, 10000);
+      toastTimer = setTimeout(function () { toast.hidden = true; document.body.classList.remove("has-toast"); }, 10000);
     }
     var words = { reviewed: "reviewed", done: "done", ignored: "ignored", "new": "new", featured: "featured on the public page", hidden: "hidden from the public page", auto: "shown on the public page by its rule" };
 
-    // change sets field (status or public_visibility) of ids to value. In a
-    // view filtered by that field, a mention that no longer matches leaves
-    // the list and the cursor moves to the next one; z (or Undo) puts it
-    // back where it was, as it was.
-    function change(ids, field, value, isUndo) {
+    // Triage is optimistic and ordered. A key acts at once on the mention(s)
+    // it was pressed on: in a view filtered by the changed field a mention
+    // that no longer matches leaves (hidden until the server confirms, then
+    // replaced by an empty <template> that keeps its place for undo) and the
+    // cursor moves on without waiting. The requests go out one at a time, in
+    // the order the keys were pressed, so no key is lost or lands on another
+    // mention however fast one types and however slow the server is; a
+    // failure puts its mention back as it was, with a message.
+    var queue = [], busy = false, pendingIds = {};
+    function enqueue(job) {
+      job.ids.forEach(function (id) { pendingIds[id] = (pendingIds[id] || 0) + 1; });
+      queue.push(job);
+      list.setAttribute("data-pending", String(queue.length + (busy ? 1 : 0)));
+      pump();
+    }
+    function pump() {
+      if (busy) return;
+      var job = queue.shift();
+      if (!job) { list.removeAttribute("data-pending"); return; }
+      busy = true;
+      var data = { id: job.ids }; data[job.field] = job.value;
+      var done = function () {
+        job.ids.forEach(function (id) { if (!--pendingIds[id]) delete pendingIds[id]; });
+        busy = false;
+        pump();
+      };
+      post(base + "/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
+        if (j.error) job.fail(job.ids, j.error.message);
+        else job.ok(j);
+      }, function () { job.fail(job.ids, "Network error"); }).then(done, function (e) { done(); throw e; });
+    }
+    // redraw puts the server's rendering of a changed row in place, unless a
+    // later key for it is still queued (its answer will) or it left the view.
+    function redraw(id, html) {
+      var old = byId(id);
+      if (!old || !html || pendingIds[id] > 1 || old.classList.contains("gone")) return old;
+      var nu = frag(html).firstElementChild;
+      var c = $(".sel", old), c2 = $(".sel", nu);
+      if (c && c2) c2.checked = c.checked;
+      var focused = old === document.activeElement;
+      old.replaceWith(nu);
+      if (old === cur) setCur(nu, false, focused);
+      return nu;
+    }
+    // leave hides a row that left the view; back shows it again.
+    function leave(el) {
+      if (!el || el.classList.contains("gone")) return;
+      el.classList.add("gone"); el.hidden = true;
+      var c = $(".sel", el); if (c) c.checked = false;
+      bumpCount(-1);
+    }
+    function comeBack(it) {
+      if (it.ph && it.ph.parentNode) { it.ph.replaceWith(it.el); it.ph = null; }
+      if (!it.el.classList.contains("gone")) return;
+      it.el.classList.remove("gone"); it.el.hidden = false;
+      bumpCount(1);
+      var empty = $("#more .empty"); if (empty) empty.remove();
+    }
+    // settle swaps a confirmed leaver for a placeholder that holds its place.
+    function settle(it) {
+      if (!it.el.classList.contains("gone") || !it.el.parentNode) return;
+      it.ph = document.createElement("template");
+      it.ph.setAttribute("data-slot", it.id);
+      it.el.replaceWith(it.ph);
+    }
+    function allDone() {
+      if (rows().length || next) return;
+      var more = $("#more");
+      if (more) more.innerHTML = "<p class=\"empty\">All done here: nothing left in this view.</p>";
+    }
+
+    // change sets field (status or public_visibility) of ids to value.
+    function change(ids, field, value) {
       if (!ids.length) return;
       if (!canWrite) { showError("Your role can read mentions but not triage them."); return; }
-      var prev = {};
-      ids.forEach(function (id) { var el = document.getElementById("m-" + id); prev[id] = el ? el.getAttribute("data-" + field) : ""; });
-      var data = { id: ids }; data[field] = value;
-      post(base + "/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
-        if (j.error) { showError(j.error.message); return; }
-        var wasCur = cur && cur.getAttribute("data-id");
-        var changed = Object.keys(j.rows || {});
-        var filter = list.getAttribute("data-" + field) || "";
-        var drain = filter && filter !== value;
-        var rec = { field: field, items: [] };
-        var nextCur = null;
-        if (drain && wasCur && j.rows[wasCur]) {
-          // The next row that stays, else the previous one.
-          var rs = rows(), i = rs.indexOf(cur);
-          for (var a = i + 1; a < rs.length && !nextCur; a++) if (!j.rows[rs[a].getAttribute("data-id")]) nextCur = rs[a];
-          for (var b = i - 1; b >= 0 && !nextCur; b--) if (!j.rows[rs[b].getAttribute("data-id")]) nextCur = rs[b];
-        }
-        changed.forEach(function (id) {
-          var old = document.getElementById("m-" + id);
-          if (!old) return;
-          var nu = frag(j.rows[id]).firstElementChild;
-          if (drain) {
-            var after = old.previousElementSibling;
-            rec.items.push({ id: id, prev: prev[id], after: after ? after.id : "" });
-            old.remove();
-          } else {
-            rec.items.push({ id: id, prev: prev[id] });
-            old.replaceWith(nu);
-            if (id === wasCur) setCur(nu, false);
-          }
-        });
-        if (drain && wasCur && j.rows[wasCur]) { cur = null; setCur(nextCur); if (!nextCur) loadMore(); }
-        if (drain) bumpCount(-rec.items.length);
-        updateCount();
-        var n = changed.length;
-        var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
-        if (isUndo) { showToast("Undone: " + (n === 1 ? "the mention is " : n + " mentions are ") + "back as " + words[value] + ".", false); }
-        else if (n) { undoStack.push(rec); showToast(msg, true); }
-        announce(isUndo ? "Undone" : msg);
-        if (j.errors && j.errors.length) showError(j.errors.length + " could not be changed: " + j.errors[0].message);
-        if (drain && !rows().length && !next) {
-          var more = $("#more");
-          if (more) more.innerHTML = "<p class=\"empty\">All done here: nothing left in this view.</p>";
-        }
-      }).catch(function () { showError("Network error; nothing was changed."); });
+      var filter = list.getAttribute("data-" + field) || "";
+      var drain = !!filter && filter !== value;
+      var rec = { field: field, drain: drain, items: [] };
+      var curId = cur && cur.getAttribute("data-id");
+      var nextCur = null;
+      if (drain && curId && ids.indexOf(curId) >= 0) {
+        // The next row that stays, else the previous one.
+        var rs = rows(), i = rs.indexOf(cur);
+        for (var a = i + 1; a < rs.length && !nextCur; a++) if (ids.indexOf(rs[a].getAttribute("data-id")) < 0) nextCur = rs[a];
+        for (var b = i - 1; b >= 0 && !nextCur; b--) if (ids.indexOf(rs[b].getAttribute("data-id")) < 0) nextCur = rs[b];
+      }
+      ids.forEach(function (id) {
+        var el = byId(id);
+        if (!el) return;
+        rec.items.push({ id: id, prev: el.getAttribute("data-" + field), el: el });
+        el.setAttribute("data-" + field, value);
+        if (drain) leave(el);
+        else el.classList.add("pending");
+      });
+      if (drain && curId && ids.indexOf(curId) >= 0) {
+        cur.classList.remove("cur"); cur = null; setCur(nextCur);
+        // Draining down the list fetches the next page before it runs out.
+        var left = rows(); if (!nextCur || left.length - left.indexOf(nextCur) <= 3) loadMore();
+      }
+      updateCount();
+      undoStack.push(rec);
+      var n = rec.items.length;
+      var msg = (n === 1 ? "Marked " : n + " mentions marked ") + words[value] + (drain ? (n === 1 ? "; it left this view." : "; they left this view.") : ".");
+      showToast(msg, true);
+      announce(msg);
+      if (drain) allDone();
+      enqueue({ ids: ids, field: field, value: value,
+        ok: function (j) {
+          var bad = {};
+          (j.errors || []).forEach(function (e) { bad[e.id] = e.message; });
+          rec.items = rec.items.filter(function (it) {
+            if (bad[it.id] !== undefined) { restore(it, field); return false; }
+            if (drain) settle(it); else redraw(it.id, j.rows && j.rows[it.id]);
+            return true;
+          });
+          if (j.errors && j.errors.length) showError(j.errors.length + " could not be marked " + words[value] + " and " + (j.errors.length === 1 ? "is" : "are") + " back: " + j.errors[0].message);
+        },
+        fail: function (failed, why) {
+          rec.items.forEach(function (it) { restore(it, field); });
+          rec.items = [];
+          showError(why + ": " + (failed.length === 1 ? "the mention was not marked " : failed.length + " mentions were not marked ") + words[value] + " and " + (failed.length === 1 ? "is" : "are") + " back as before.");
+        } });
+    }
+    // restore undoes a change the server refused, on the page only.
+    function restore(it, field) {
+      var el = byId(it.id) || it.el;
+      el.setAttribute("data-" + field, it.prev);
+      el.classList.remove("pending");
+      comeBack(it);
     }
     function setStatus(ids, status) { change(ids, "status", status); }
     // The current view's count follows what leaves it and comes back.
     function bumpCount(d) {
       var c = $('.view-list a[aria-current="page"] .vcount');
-      if (!c || !/^\d+$/.test(c.textContent)) return;
-      var n = Math.max(0, parseInt(c.textContent, 10) + d);
-      c.textContent = String(n); c.setAttribute("data-count", String(n));
+      if (!c || !/^[\d,]+$/.test(c.textContent)) return;
+      var n = Math.max(0, parseInt(c.textContent.replace(/,/g, ""), 10) + d);
+      c.textContent = n.toLocaleString("en-US"); c.setAttribute("data-count", String(n));
     }
+    // undo puts the last change back at once and queues its request behind
+    // the ones already pressed.
     function undo() {
       var rec = undoStack.pop();
+      while (rec && !rec.items.length) rec = undoStack.pop();
       if (!rec) { announce("Nothing to undo"); return; }
-      // Group by previous value: a bulk action may have moved mixed rows.
-      var by = {};
-      rec.items.forEach(function (it) { (by[it.prev] = by[it.prev] || []).push(it); });
-      Object.keys(by).forEach(function (pv) {
-        var items = by[pv];
-        var data = { id: items.map(function (it) { return it.id; }) }; data[rec.field] = pv;
-        post(base + "/ui/status?back=" + encodeURIComponent(back), data).then(function (j) {
-          if (j.error) { showError(j.error.message); return; }
-          var restored = null;
-          items.forEach(function (it) {
-            if (!j.rows || !j.rows[it.id]) return;
-            var nu = frag(j.rows[it.id]).firstElementChild;
-            var old = document.getElementById("m-" + it.id);
-            if (old) { old.replaceWith(nu); }
-            else {
-              var after = it.after && document.getElementById(it.after);
-              if (after) after.after(nu); else list.insertBefore(nu, list.firstChild);
-            }
-            if (!restored) restored = nu;
-          });
-          var empty = $("#more .empty"); if (empty) empty.remove();
-          bumpCount(items.filter(function (it) { return it.after !== undefined; }).length);
-          if (restored) setCur(restored);
-          showToast("Undone: " + (items.length === 1 ? "the mention is back as " : items.length + " mentions are back as ") + words[pv] + ".", false);
-          announce("Undone");
-        }).catch(function () { showError("Network error; nothing was undone."); });
+      var by = {}, first = null;
+      rec.items.forEach(function (it) {
+        (by[it.prev] = by[it.prev] || []).push(it);
+        (byId(it.id) || it.el).setAttribute("data-" + rec.field, it.prev);
+        if (rec.drain) comeBack(it);
+        if (!first) first = it.el;
       });
+      if (first && first.parentNode) setCur(first);
+      var n = rec.items.length;
+      var pvs = Object.keys(by);
+      var msg = "Undone: " + (n === 1 ? "the mention is back as " : n + " mentions are back as ") + pvs.map(function (pv) { return words[pv]; }).join(" and ") + ".";
+      showToast(msg, false);
+      announce("Undone");
+      pvs.forEach(function (pv) {
+        var items = by[pv];
+        enqueue({ ids: items.map(function (it) { return it.id; }), field: rec.field, value: pv,
+          ok: function (j) {
+            items.forEach(function (it) {
+              if (j.rows && j.rows[it.id]) redraw(it.id, j.rows[it.id]);
+              else { leaveAgain(it); }
+            });
+          },
+          fail: function (failed, why) {
+            items.forEach(leaveAgain);
+            showError(why + ": nothing was undone.");
+          } });
+      });
+      function leaveAgain(it) { if (rec.drain) { leave(it.el); settle(it); } }
     }
     var undoBtn = $("#undo");
     if (undoBtn) undoBtn.addEventListener("click", undo);
@@ -332,11 +430,13 @@
       }
       if (help && help.open) return;
       var k = e.key;
-      if (k === "j" || k === "ArrowDown" && cur) { e.preventDefault(); move(1); }
+      if (cur && k !== "?" && k !== "g") cur.classList.remove("quiet");
+      if (single && (k === "j" || k === "k")) { e.preventDefault(); step(k === "j" ? 1 : -1); }
+      else if (k === "j" || k === "ArrowDown" && cur) { e.preventDefault(); move(1); }
       else if (k === "k" || k === "ArrowUp" && cur) { e.preventDefault(); move(-1); }
-      else if (k === "Enter" && cur && t === cur) {
+      else if (k === "Enter" && cur && (t === cur || t === document.body)) {
         var a = $(".m-open", cur);
-        if (a) { e.preventDefault(); location.href = a.getAttribute("href"); }
+        if (a) { e.preventDefault(); remember(); location.href = a.getAttribute("href"); }
       }
       else if (keyStatus[k]) {
         e.preventDefault();
@@ -371,8 +471,41 @@
         s.focus(); s.select();
       }
     });
-    // The one-mention page: its row is the current one from the start.
-    if (list.classList.contains("single")) { var only = $(".mention", list); if (only) { cur = only; only.classList.add("cur"); } }
+    // The cursor starts on a row, so the first key acts without j: the
+    // one-mention page's row, the row it had when this view was left (Back),
+    // else the first. It is shown, not focused: the page keeps its own focus.
+    var saved = readView();
+    var start = single ? $(".mention", list)
+      : (onInbox && saved && saved.url === here() && saved.cur && byId(saved.cur)) || rows()[0];
+    if (start) {
+      setCur(start, !single && start !== rows()[0], false);
+      // Quiet until a key or click uses it: a compact row keeps its one
+      // line (8+ rows fit a 1280×800 screen) until then.
+      if (!single) start.classList.add("quiet");
+    }
+    if (onInbox) {
+      window.addEventListener("pagehide", remember);
+      list.addEventListener("click", function (e) { if (e.target.closest("a.m-open")) remember(); });
+    }
+    // remember keeps, for this tab, which inbox view was left, its rows and
+    // its cursor: Back restores the cursor, the mention page's "← Inbox"
+    // returns to the view and its j/k walk the view's rows.
+    function remember() {
+      if (!onInbox) return;
+      var open = document.activeElement && document.activeElement.closest && document.activeElement.closest(".mention");
+      var c = open || cur;
+      writeView({ url: here(), cur: c ? c.getAttribute("data-id") : "", ids: rows().map(function (r) { return r.getAttribute("data-id"); }) });
+    }
+    // step opens the view's next (d = 1) or previous mention from the
+    // mention page.
+    function step(d) {
+      var v = readView(), id = cur && cur.getAttribute("data-id");
+      var i = v && v.ids ? v.ids.indexOf(id) : -1;
+      var to = i < 0 ? "" : v.ids[i + d];
+      if (!to) { announce(i < 0 ? "Open a mention from the inbox to walk its view with j and k" : d > 0 ? "This is the view's last mention" : "This is the view's first mention"); return; }
+      v.cur = to; writeView(v);
+      location.href = base + "/mentions/" + encodeURIComponent(to);
+    }
     // Infinite scroll following nextCursor.
     var loading = false;
     var more = $("#more");
@@ -383,7 +516,10 @@
       fetch(url, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (j) {
         loading = false;
         if (j.error) { showError(j.error.message); next = ""; return; }
-        list.appendChild(frag(j.html));
+        var f = frag(j.html);
+        // A row already here (its change may still be on its way) stays once.
+        $$(".mention", f).forEach(function (m) { if (document.getElementById(m.id) || list.querySelector('template[data-slot="' + m.getAttribute("data-id") + '"]')) m.remove(); });
+        list.appendChild(f);
         next = j.hasMore ? j.nextCursor : "";
         if (!next && more) more.innerHTML = "<p class=\"muted\">That is everything.</p>";
         announce(j.count + " more mentions loaded");
@@ -473,10 +609,16 @@
 })();
 
 // "← Inbox" on a mention's page goes back to the inbox view it was opened
-// from (its filters, order and grouping), not to the plain inbox.
+// from (its filters, order and grouping), not to the plain inbox: the view
+// this tab last left (see remember), else the referring inbox page.
 (function () {
   var link = document.querySelector("[data-back-link]");
-  if (!link || !document.referrer) return;
+  if (!link) return;
+  try {
+    var v = JSON.parse(sessionStorage.getItem("earshot.view") || "null");
+    if (v && typeof v.url === "string" && v.url.indexOf(basePath() + "/") === 0 && v.url.indexOf("//") < 0) { link.href = v.url; return; }
+  } catch (e) { /* storage off: fall back to the referrer */ }
+  if (!document.referrer) return;
   try {
     var from = new URL(document.referrer);
     if (from.origin === location.origin && from.pathname === basePath() + "/") link.href = from.pathname + from.search;
