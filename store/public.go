@@ -26,7 +26,23 @@ func (m *Mention) Record() *api.Mention {
 		Status: m.Status, Classifier: m.Classifier, UpdatedAt: m.UpdatedAt, Own: m.Own,
 		CategoryReason: m.CategoryReason, UrgencyReason: m.UrgencyReason, RelevanceReason: m.RelevanceReason,
 		PublicVisibility: m.PublicVisibility, StoryID: m.StoryID, StoryCount: m.StoryCount, StorySources: m.StorySources,
+		Assignee: assigneeRecord(m), Tags: tagList(m.Tags),
 	}
+}
+
+func assigneeRecord(m *Mention) *api.Assignee {
+	if m.AssigneeID == nil {
+		return nil
+	}
+	return &api.Assignee{ID: *m.AssigneeID, Name: m.AssigneeName}
+}
+
+// tagList is never nil: tags is [] in JSON when there are none.
+func tagList(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
 }
 
 // MentionFromRecord is the row a public record was made from, as far as
@@ -41,7 +57,22 @@ func MentionFromRecord(r *api.Mention) *Mention {
 		Status: r.Status, Classifier: r.Classifier, UpdatedAt: r.UpdatedAt, Own: r.Own,
 		CategoryReason: r.CategoryReason, UrgencyReason: r.UrgencyReason, RelevanceReason: r.RelevanceReason,
 		PublicVisibility: r.PublicVisibility, StoryID: r.StoryID, StoryCount: r.StoryCount, StorySources: r.StorySources,
+		AssigneeID: assigneeID(r.Assignee), AssigneeName: assigneeName(r.Assignee), Tags: r.Tags,
 	}
+}
+
+func assigneeID(a *api.Assignee) *string {
+	if a == nil {
+		return nil
+	}
+	return &a.ID
+}
+
+func assigneeName(a *api.Assignee) string {
+	if a == nil {
+		return ""
+	}
+	return a.Name
 }
 
 // MentionRecords converts a list of mentions (nil stays nil: null and []
