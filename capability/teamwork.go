@@ -70,11 +70,15 @@ func (s *Service) teamworkCaps() []*Capability {
 		Define(Capability{Name: "tag_mention", Title: "Tag a mention", Group: "mention", Method: "PUT", Path: "/api/v1/mentions/:id/tags/:tag",
 			Scope: MentionsWrite, Write: true, Idempotent: true,
 			Description: "Add a free tag to a mention (at most 20 per mention; adding one it has changes nothing). Returns the full mention. Filter with list_mentions tag=…; export_mentions has a tags column."},
-			func(ctx context.Context, p *Principal, in *MentionTagIn) (*api.Mention, error) { return s.tagMention(ctx, p, in, true) }),
+			func(ctx context.Context, p *Principal, in *MentionTagIn) (*api.Mention, error) {
+				return s.tagMention(ctx, p, in, true)
+			}),
 		Define(Capability{Name: "untag_mention", Title: "Remove a tag", Group: "mention", Method: "DELETE", Path: "/api/v1/mentions/:id/tags/:tag",
 			Scope: MentionsWrite, Write: true, Idempotent: true,
 			Description: "Remove a tag from a mention (nothing changes when it does not carry it). Returns the full mention."},
-			func(ctx context.Context, p *Principal, in *MentionTagIn) (*api.Mention, error) { return s.tagMention(ctx, p, in, false) }),
+			func(ctx context.Context, p *Principal, in *MentionTagIn) (*api.Mention, error) {
+				return s.tagMention(ctx, p, in, false)
+			}),
 		Define(Capability{Name: "list_tags", Title: "List tags", Group: "mention", Method: "GET", Path: "/api/v1/tags",
 			Scope: MentionsRead, Idempotent: true,
 			Description: "The tags in use in the project with how many mentions carry each, most used first (up to 200)."},
