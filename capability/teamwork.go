@@ -118,6 +118,10 @@ func (s *Service) teamworkCaps() []*Capability {
 }
 
 func (s *Service) assignMention(ctx context.Context, p *Principal, in *AssignMentionIn) (*api.Mention, error) {
+	// Another project's mention answers 404 before the assignee is looked at.
+	if _, err := s.Store.Mention(ctx, p.ProjectID, in.ID); err != nil {
+		return nil, err
+	}
 	who := in.AssigneeID
 	if who == AssigneeMe {
 		if p.UserID == "" {
@@ -136,6 +140,9 @@ func (s *Service) assignMention(ctx context.Context, p *Principal, in *AssignMen
 }
 
 func (s *Service) tagMention(ctx context.Context, p *Principal, in *MentionTagIn, add bool) (*api.Mention, error) {
+	if _, err := s.Store.Mention(ctx, p.ProjectID, in.ID); err != nil {
+		return nil, err
+	}
 	tag := store.NormalizeTag(in.Tag)
 	if !store.ValidTag(tag) {
 		return nil, Invalid("tag", "a tag is 1-40 letters, digits, '-', '_' or '.'")
