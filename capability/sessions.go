@@ -127,6 +127,7 @@ type Account struct {
 	ID       string
 	Email    string
 	FullName string
+	TimeZone string // IANA name; "" is UTC
 }
 
 // UserProject is one of the user's projects, for the project switcher.
@@ -173,7 +174,7 @@ func (s *Service) ResumeSession(ctx context.Context, token, want string) (*Dashb
 	if err != nil {
 		return nil, err
 	}
-	d := &DashboardSession{sess: sess, User: &Account{ID: user.ID, Email: user.Email, FullName: user.FullName}}
+	d := &DashboardSession{sess: sess, User: &Account{ID: user.ID, Email: user.Email, FullName: user.FullName, TimeZone: user.TimeZone}}
 	for _, pr := range projs {
 		up := &UserProject{ID: pr.ID, Name: pr.Name, Role: pr.Role, Archived: pr.Archived()}
 		d.Projects = append(d.Projects, up)

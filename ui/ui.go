@@ -110,6 +110,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
 	r.GET("/ui/overview", u.authedAPI(u.overviewFragment))
 	r.POST("/ui/status", u.authedAPI(u.setStatus))
+	r.POST("/ui/assign", u.authedAPI(u.assign))
 	r.POST("/ui/preview", u.authedAPI(u.preview))
 	r.POST("/ui/density", u.setDensity)
 	r.GET("/export.csv", u.exportCSV)
@@ -218,6 +219,7 @@ type page struct {
 	Path     string     // this page's path and query, for _back
 	Data     any
 	Now      time.Time
+	Zone     *time.Location // the user's time zone for every time shown (UTC by default)
 	Status   int
 	Dropped  int       // posts the quota dropped this period: the banner
 	start    time.Time // request start, for Server-Timing
@@ -379,7 +381,8 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 }
 
 func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
-	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc}
+	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc,
+		Zone: userZone(s.user)}
 	if s.cur != nil {
 		n, err := u.svc.DroppedThisPeriod(r.Context(), s.cur.ID)
 		if err != nil {
