@@ -46,7 +46,7 @@ type LogoutOut struct {
 }
 
 func (s *Service) sessionCaps() []*Capability {
-	return []*Capability{
+	return append([]*Capability{
 		Define(Capability{Name: CreateSession, Title: "Log in (create a session)", Group: "session", Method: "POST", Path: "/api/v1/auth/sessions",
 			SessionOp: true, Public: true, NoProject: true,
 			Description: "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). " +
@@ -56,7 +56,7 @@ func (s *Service) sessionCaps() []*Capability {
 			SessionOp: true, SessionOnly: true, NoProject: true,
 			Description: "Ends the session whose token authenticates the request. API keys get 403."},
 			s.deleteSession),
-	}
+	}, s.passwordResetCaps()...)
 }
 
 // SessionCapabilities returns the session operations (create_session,

@@ -331,6 +331,13 @@ func (s *Store) CreatePasswordReset(ctx context.Context, userID string, ttl time
 	return token, err
 }
 
+// RecentPasswordResets counts the reset tokens made for userID since t.
+func (s *Store) RecentPasswordResets(ctx context.Context, userID string, t time.Time) (int, error) {
+	var n int
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM password_resets WHERE user_id = ? AND created_at >= ?`, userID, FormatTime(t)).Scan(&n)
+	return n, err
+}
+
 // PasswordResetUser is the user a reset token is for, without using it up
 // (the reset form checks the link before asking for a password):
 // ErrNotFound when the token is unknown, used or expired.
