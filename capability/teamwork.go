@@ -200,3 +200,20 @@ func teamFilter(p *Principal, f *store.MentionFilter) error {
 	}
 	return nil
 }
+
+// checkTeamFilters checks a saved view's or an alert's assignee and tag
+// filters. "me" is kept as written: a shared view means each viewer's own
+// assignments, resolved when it is read.
+func checkTeamFilters(f *MentionFilters) error {
+	switch f.Assignee {
+	case "", AssigneeMe, store.AssigneeNone:
+	default:
+		if _, err := uuid.Parse(f.Assignee); err != nil {
+			return Invalid("filters.assignee", "filters.assignee must be me, none or a member's user id")
+		}
+	}
+	if f.Tag != "" && !store.ValidTag(store.NormalizeTag(f.Tag)) {
+		return Invalid("filters.tag", "a tag is 1-40 letters, digits, '-', '_' or '.'")
+	}
+	return nil
+}

@@ -87,6 +87,17 @@ func TestTeamworkAPI(t *testing.T) {
 	if recs[1][col("tags")] != "vip" || recs[1][col("assignee_id")] != editor.ID {
 		t.Fatalf("export row %v", recs[1])
 	}
+	// A saved view holds the filters; "me" is each viewer's own.
+	e.do("POST", "/api/v1/views", e.keyA, map[string]any{"name": "Bad", "filters": map[string]any{"assignee": "bob"}}).expect(400, "VALIDATION_ERROR")
+	e.do("POST", "/api/v1/views", e.keyA, map[string]any{"name": "Mine, VIP", "filters": map[string]any{"assignee": "me", "tag": "vip"}}).ok()
+	views := e.do("GET", "/api/v1/views", editorSession, nil).ok().data()["views"].([]any)
+	if v := views[len(views)-1].(map[string]any); v["count"] != 1.0 {
+		t.Fatalf("the editor's view count %v", v)
+	}
+	views = e.do("GET", "/api/v1/views", e.sessionA, nil).ok().data()["views"].([]any)
+	if v := views[len(views)-1].(map[string]any); v["count"] != 0.0 {
+		t.Fatalf("the owner's view count %v", v)
+	}
 	e.do("DELETE", "/api/v1/mentions/"+ms[2].ID+"/tags/refund", e.keyA, nil).ok()
 	if got := ids(e.do("GET", "/api/v1/mentions?tag=refund", e.keyA, nil).ok()); len(got) != 0 {
 		t.Fatalf("tag=refund after removal: %v", got)
