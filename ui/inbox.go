@@ -295,10 +295,10 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	if d.QueryErr != nil {
 		d.OpenPanel = true
 	}
-	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors)
+	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors, pg.Zone)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")
 	if d.HasStats && rq.Get("overview") == "1" {
-		d.Overview = u.inboxOverview(r, pg.P, q)
+		d.Overview = u.inboxOverview(r, pg.P, q, pg.Zone)
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d

@@ -126,3 +126,24 @@ func (e *env) ingestAt(t time.Time) []*store.Mention {
 	}
 	return res.Created
 }
+
+// TestSpikeHourInUserZone: the inbox's spike line names the hour in the
+// user's time zone.
+func TestSpikeHourInUserZone(t *testing.T) {
+	e, c := ownerClient(t, 0)
+	ctx := context.Background()
+	c.get("/monitors/new")
+	c.post("/a/create_monitor", url.Values{"name": {"Acme brand"}, "keywords": {"acme"}, "_back": {"/monitors/new"}}, true)
+	ms, _ := e.st.ListMonitors(ctx, e.proj.ID)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	if _, err := e.st.RecordSpikes(ctx, e.proj.ID, []store.SpikeFinding{{SpikeScope: store.SpikeScope{Scope: "monitor", ID: ms[0].ID},
+		Kind: "negative", BucketStart: hour, Count: 15, Baseline: 1, Score: 9, Threshold: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetUserTimeZone(ctx, e.owner.ID, "America/New_York"); err != nil {
+		t.Fatal(err)
+	}
+	ny, _ := time.LoadLocation("America/New_York")
+	_, body, _ := c.get("/")
+	must(t, body, "in the hour from "+hour.In(ny).Format("15:04 MST")+" (usually about 1)")
+}
