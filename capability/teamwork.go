@@ -3,7 +3,9 @@ package capability
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"time"
 
 	"earshot/api"
 	"earshot/store"
@@ -132,11 +134,60 @@ func (s *Service) assignMention(ctx context.Context, p *Principal, in *AssignMen
 	if _, err := uuid.Parse(who); err != nil {
 		return nil, Invalid("assignee_id", "assignee_id must be a member's user id or me")
 	}
+	before, err := s.Store.Mention(ctx, p.ProjectID, in.ID)
+	if err != nil {
+		return nil, err
+	}
 	m, err := s.Store.AssignMention(ctx, p.ProjectID, in.ID, who)
 	if errors.Is(err, store.ErrNotMember) {
 		return nil, Invalid("assignee_id", "the user is not a member of this project")
 	}
-	return m.Record(), err
+	if err != nil {
+		return nil, err
+	}
+	if who != p.UserID && (before.AssigneeID == nil || *before.AssigneeID != who) {
+		s.notifyAssignee(ctx, p, m)
+	}
+	return m.Record(), nil
+}
+
+// notifyAssignee emails a member a mention someone else assigned them,
+// when SMTP is configured (the mention.assigned webhook event is the
+// machine-readable twin). Sent after answering; a failure is logged.
+func (s *Service) notifyAssignee(ctx context.Context, p *Principal, m *store.Mention) {
+	if s.SendEmail == nil || m.AssigneeID == nil {
+		return
+	}
+	u, err := s.Store.UserByID(ctx, *m.AssigneeID)
+	if err != nil {
+		s.Log.Warn("assignment email: assignee", "err", err)
+		return
+	}
+	by := "Someone"
+	if p.UserID != "" {
+		if a, err := s.Store.UserByID(ctx, p.UserID); err == nil {
+			by = a.FullName
+			if by == "" {
+				by = a.Email
+			}
+		}
+	}
+	what := m.AISummary
+	if what == "" {
+		what = m.Text
+	}
+	if r := []rune(what); len(r) > 280 {
+		what = string(r[:280]) + "…"
+	}
+	link := strings.TrimRight(s.Config.BaseURL, "/") + "/mentions/" + m.ID
+	body := by + " assigned you a mention on Earshot.\n\n" + m.Source + " post by " + m.AuthorHandle + " (urgency " + strconv.Itoa(m.Urgency) + "):\n" + what + "\n\nOpen it: " + link + "\n"
+	go func() {
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := s.SendEmail(sendCtx, u.Email, "Assigned to you: "+m.Source+" post by "+m.AuthorHandle, body); err != nil {
+			s.Log.Warn("assignment email not sent", "mention_id", m.ID, "err", err)
+		}
+	}()
 }
 
 func (s *Service) tagMention(ctx context.Context, p *Principal, in *MentionTagIn, add bool) (*api.Mention, error) {

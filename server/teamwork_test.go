@@ -29,6 +29,11 @@ func TestTeamworkAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	editorSession := e.login("editor@example.com")
+	mails := make(chan [2]string, 4)
+	e.svc.SendEmail = func(_ context.Context, to, subject, body string) error {
+		mails <- [2]string{to, subject + "\n" + body}
+		return nil
+	}
 
 	// Assign to me with the editor's session, and another to A's owner by id.
 	r := e.do("PUT", "/api/v1/mentions/"+ms[0].ID+"/assignee", editorSession, map[string]any{"assignee_id": "me"}).ok()
@@ -37,6 +42,20 @@ func TestTeamworkAPI(t *testing.T) {
 		t.Fatalf("assignee %v", r.data()["assignee"])
 	}
 	e.do("PUT", "/api/v1/mentions/"+ms[1].ID+"/assignee", e.keyA, map[string]any{"assignee_id": e.userA.ID}).ok()
+	// Assigning someone else emails them (SMTP set); assigning yourself does not.
+	e.do("PUT", "/api/v1/mentions/"+ms[2].ID+"/assignee", editorSession, map[string]any{"assignee_id": e.userA.ID}).ok()
+	select {
+	case m := <-mails:
+		if m[0] != "a@example.com" || !strings.Contains(m[1], "User editor@example.com assigned you a mention") || !strings.Contains(m[1], "/mentions/"+ms[2].ID) {
+			t.Fatalf("assignment email %q", m)
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatal("no assignment email")
+	}
+	if len(mails) != 0 {
+		t.Fatalf("more emails than the one assignment to someone else: %q", <-mails)
+	}
+	e.do("DELETE", "/api/v1/mentions/"+ms[2].ID+"/assignee", e.keyA, nil).ok()
 	e.do("PUT", "/api/v1/mentions/"+ms[2].ID+"/assignee", e.keyA, map[string]any{"assignee_id": e.userB.ID}).expect(400, "VALIDATION_ERROR")
 	e.do("PUT", "/api/v1/mentions/"+bms[0].ID+"/assignee", e.keyA, map[string]any{"assignee_id": "me"}).expect(404, "NOT_FOUND")
 	readOnly := e.mustKey(e.projA, []string{capability.MentionsRead})
