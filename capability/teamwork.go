@@ -223,7 +223,12 @@ func (s *Service) deleteNote(ctx context.Context, p *Principal, in *NotePath) (*
 		return nil, err
 	}
 	mine := n.AuthorID != nil && *n.AuthorID == p.UserID
-	if !mine && p.Role != "owner" && p.Kind != KindSystem {
+	role := p.Role
+	if role == "" && p.Kind == KindKey && p.UserID != "" {
+		// A key acts with its creator's standing in the project.
+		role, _ = s.Store.Membership(ctx, p.ProjectID, p.UserID)
+	}
+	if !mine && role != "owner" && p.Kind != KindSystem {
 		return nil, Forbidden("only the note's author or a project owner may delete it")
 	}
 	if err := s.Store.DeleteNote(ctx, p.ProjectID, in.ID, in.NoteID); err != nil {
