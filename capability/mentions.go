@@ -286,7 +286,7 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
 				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng),
 				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason, deref(m.StoryID), strconv.Itoa(m.StoryCount),
-				deref(m.AssigneeID), strings.Join(m.Tags, " ")}
+				m.AssigneeID(), strings.Join(m.Tags, " ")}
 			for i := range rec {
 				rec[i] = SafeCell(rec[i])
 			}

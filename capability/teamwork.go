@@ -145,7 +145,7 @@ func (s *Service) assignMention(ctx context.Context, p *Principal, in *AssignMen
 	if err != nil {
 		return nil, err
 	}
-	if who != p.UserID && (before.AssigneeID == nil || *before.AssigneeID != who) {
+	if who != p.UserID && before.AssigneeID() != who {
 		s.notifyAssignee(ctx, p, m)
 	}
 	return m.Record(), nil
@@ -155,10 +155,10 @@ func (s *Service) assignMention(ctx context.Context, p *Principal, in *AssignMen
 // when SMTP is configured (the mention.assigned webhook event is the
 // machine-readable twin). Sent after answering; a failure is logged.
 func (s *Service) notifyAssignee(ctx context.Context, p *Principal, m *store.Mention) {
-	if s.SendEmail == nil || m.AssigneeID == nil {
+	if s.SendEmail == nil || m.Assignee == nil {
 		return
 	}
-	u, err := s.Store.UserByID(ctx, *m.AssigneeID)
+	u, err := s.Store.UserByID(ctx, m.AssigneeID())
 	if err != nil {
 		s.Log.Warn("assignment email: assignee", "err", err)
 		return

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"earshot/api"
 	"earshot/internal/workers"
 
 	"golang.org/x/text/cases"
@@ -63,8 +64,7 @@ type Mention struct {
 	StorySources map[string]int
 	// Teamwork (teamwork.go): the member the mention is assigned to (nil:
 	// nobody) with their name as shown, and the free tags, sorted.
-	AssigneeID   *string
-	AssigneeName string
+	Assignee     *api.Assignee
 	Tags         []string
 }
 
@@ -78,14 +78,14 @@ const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var m Mention
 	var mids, eng string
-	var storyAgg, assigneeName sql.NullString
+	var storyAgg, assigneeID, assigneeName sql.NullString
 	var tags string
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
 		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
 		&m.Own, &m.CategoryReason, &m.UrgencyReason, &m.RelevanceReason,
 		&m.PublicVisibility,
 		&m.StoryID, &storyAgg,
-		&m.AssigneeID, &assigneeName, &tags)
+		&assigneeID, &assigneeName, &tags)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -93,7 +93,9 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 		return nil, err
 	}
 	m.MonitorIDs = strList(mids)
-	m.AssigneeName = assigneeName.String
+	if assigneeID.Valid {
+		m.Assignee = &api.Assignee{ID: assigneeID.String, Name: assigneeName.String}
+	}
 	m.Tags = strings.Fields(tags)
 	if err := scanStoryAgg(&m, storyAgg); err != nil {
 		return nil, err

@@ -30,11 +30,14 @@ func (m *Mention) Record() *api.Mention {
 	}
 }
 
+// assigneeRecord copies the assignee, so a record never shares it with
+// the row.
 func assigneeRecord(m *Mention) *api.Assignee {
-	if m.AssigneeID == nil {
+	if m.Assignee == nil {
 		return nil
 	}
-	return &api.Assignee{ID: *m.AssigneeID, Name: m.AssigneeName}
+	a := *m.Assignee
+	return &a
 }
 
 // tagList is never nil: tags is [] in JSON when there are none.
@@ -57,22 +60,16 @@ func MentionFromRecord(r *api.Mention) *Mention {
 		Status: r.Status, Classifier: r.Classifier, UpdatedAt: r.UpdatedAt, Own: r.Own,
 		CategoryReason: r.CategoryReason, UrgencyReason: r.UrgencyReason, RelevanceReason: r.RelevanceReason,
 		PublicVisibility: r.PublicVisibility, StoryID: r.StoryID, StoryCount: r.StoryCount, StorySources: r.StorySources,
-		AssigneeID: assigneeID(r.Assignee), AssigneeName: assigneeName(r.Assignee), Tags: r.Tags,
+		Assignee: r.Assignee, Tags: r.Tags,
 	}
 }
 
-func assigneeID(a *api.Assignee) *string {
-	if a == nil {
-		return nil
-	}
-	return &a.ID
-}
-
-func assigneeName(a *api.Assignee) string {
-	if a == nil {
+// AssigneeID is the assignee's user id, "" when nobody is assigned.
+func (m *Mention) AssigneeID() string {
+	if m.Assignee == nil {
 		return ""
 	}
-	return a.Name
+	return m.Assignee.ID
 }
 
 // MentionRecords converts a list of mentions (nil stays nil: null and []

@@ -55,8 +55,8 @@ func ValidTag(t string) bool {
 // matchTeam is Match's part for the assignee and tag filters.
 func (f MentionFilter) matchTeam(m *Mention) bool {
 	switch {
-	case f.Assignee == AssigneeNone && m.AssigneeID != nil,
-		f.Assignee != "" && f.Assignee != AssigneeNone && (m.AssigneeID == nil || *m.AssigneeID != f.Assignee):
+	case f.Assignee == AssigneeNone && m.Assignee != nil,
+		f.Assignee != "" && f.Assignee != AssigneeNone && m.AssigneeID() != f.Assignee:
 		return false
 	}
 	if f.Tag == "" {
@@ -87,7 +87,7 @@ func (s *Store) AssignMention(ctx context.Context, projectID, id, userID string)
 			return err
 		}
 		out = m
-		if (userID == "" && m.AssigneeID == nil) || (m.AssigneeID != nil && *m.AssigneeID == userID) {
+		if m.AssigneeID() == userID {
 			return nil
 		}
 		var assignee any

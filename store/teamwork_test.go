@@ -70,8 +70,8 @@ func TestAssignMention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.AssigneeID == nil || *m.AssigneeID != owner || m.AssigneeName != "owner@example.com" {
-		t.Fatalf("assignee %v %q", m.AssigneeID, m.AssigneeName)
+	if m.Assignee == nil || m.Assignee.ID != owner || m.Assignee.Name != "owner@example.com" {
+		t.Fatalf("assignee %+v", m.Assignee)
 	}
 	evs := drain(t, st)
 	if len(evs) != 1 || evs[0].Type != "mention.assigned" {
@@ -107,8 +107,8 @@ func TestAssignMention(t *testing.T) {
 		t.Fatalf("count assigned: %d %v", n, err)
 	}
 	m, err = st.AssignMention(ctx, p.ID, ids[1], "")
-	if err != nil || m.AssigneeID != nil {
-		t.Fatalf("unassign: %v %v", m.AssigneeID, err)
+	if err != nil || m.Assignee != nil {
+		t.Fatalf("unassign: %+v %v", m.Assignee, err)
 	}
 	evs = drain(t, st)
 	if len(evs) != 1 || evs[0].Type != "mention.assigned" {

@@ -87,7 +87,7 @@ func TestInboxAssignKey(t *testing.T) {
 	if out := post("me"); out["assigned"] != true || !strings.Contains(out["html"].(string), "Assigned to you") {
 		t.Fatalf("assign: %v", out)
 	}
-	if m, _ := e.st.Mention(context.Background(), e.proj.ID, id); m.AssigneeID == nil || *m.AssigneeID != e.owner.ID {
+	if m, _ := e.st.Mention(context.Background(), e.proj.ID, id); m.AssigneeID() != e.owner.ID {
 		t.Fatal("not stored")
 	}
 	if out := post(""); out["assigned"] != false || strings.Contains(out["html"].(string), "Assigned to") {
