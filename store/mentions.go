@@ -64,8 +64,8 @@ type Mention struct {
 	StorySources map[string]int
 	// Teamwork (teamwork.go): the member the mention is assigned to (nil:
 	// nobody) with their name as shown, and the free tags, sorted.
-	Assignee     *api.Assignee
-	Tags         []string
+	Assignee *api.Assignee
+	Tags     []string
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
