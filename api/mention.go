@@ -30,4 +30,21 @@ type Mention struct {
 	StoryID          *string          `json:"story_id" doc:"The story this mention belongs to (mentions sharing a link or near-duplicate text); null when it is alone."`
 	StoryCount       int              `json:"story_count" doc:"Mentions in the story, this one included; 1 when it is alone."`
 	StorySources     map[string]int   `json:"story_sources" doc:"Mentions of the story per source, this one included."`
+	Assignee         *Assignee        `json:"assignee" doc:"The project member the mention is assigned to; null when nobody is."`
+	Tags             []string         `json:"tags" doc:"Free tags, sorted; [] when none."`
+}
+
+// Assignee is the member a mention is assigned to.
+type Assignee struct {
+	ID   string `json:"id" doc:"User id."`
+	Name string `json:"name" doc:"The member's full name, or their email when they gave none."`
+}
+
+// Note is an internal note on a mention, for the project's members only.
+type Note struct {
+	ID        string    `json:"id"`
+	MentionID string    `json:"mention_id"`
+	Author    *Assignee `json:"author" doc:"Who wrote it; null when written from the CLI or the author's account was deleted."`
+	Text      string    `json:"text"`
+	CreatedAt string    `json:"created_at"`
 }

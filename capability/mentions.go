@@ -153,7 +153,7 @@ func (s *Service) mentionCaps() []*Capability {
 			Scope: MonitorsRead, Idempotent: true,
 			Description: "Run a draft keyword set over the project's stored mentions and see what it would match, to tune keywords and excludes before saving a monitor. Changes nothing."},
 			s.previewMonitor),
-	}, append(append(s.wallCaps(), s.statsCaps()...), s.countCaps()...)...)
+	}, append(append(append(s.wallCaps(), s.statsCaps()...), s.countCaps()...), s.teamworkCaps()...)...)
 }
 
 // filter turns the query into a store filter, resolving presets at now.
@@ -180,6 +180,9 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 		f.ByUrgency = true
 	}
 	if err := s.storyFilter(ctx, p, q, &f); err != nil {
+		return f, err
+	}
+	if err := teamFilter(p, &f); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -264,7 +267,7 @@ func (e *CSVExport) MarshalJSON() ([]byte, error) {
 
 var csvHeader = []string{"id", "published_at", "collected_at", "source", "url", "author_handle", "text", "category", "sentiment",
 	"urgency", "is_relevant", "status", "ai_summary", "monitor_id", "monitor_ids", "engagement",
-	"own", "category_reason", "urgency_reason", "relevance_reason", "story_id", "story_count"}
+	"own", "category_reason", "urgency_reason", "relevance_reason", "story_id", "story_count", "assignee_id", "tags"}
 
 // Stream writes the header and every row, reading the store page by page so
 // memory stays flat whatever the row count.
@@ -289,7 +292,8 @@ func (e *CSVExport) Stream(ctx context.Context, w io.Writer) error {
 			eng, _ := json.Marshal(m.Engagement)
 			rec := []string{m.ID, m.PublishedAt, m.CollectedAt, m.Source, m.URL, m.AuthorHandle, m.Text, m.Category, m.Sentiment,
 				strconv.Itoa(m.Urgency), strconv.FormatBool(m.IsRelevant), m.Status, m.AISummary, mid, strings.Join(m.MonitorIDs, " "), string(eng),
-				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason, deref(m.StoryID), strconv.Itoa(m.StoryCount)}
+				strconv.FormatBool(m.Own), m.CategoryReason, m.UrgencyReason, m.RelevanceReason, deref(m.StoryID), strconv.Itoa(m.StoryCount),
+				m.AssigneeID(), strings.Join(m.Tags, " ")}
 			for i := range rec {
 				rec[i] = SafeCell(rec[i])
 			}

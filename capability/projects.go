@@ -86,12 +86,14 @@ type SetPublicOut struct {
 
 type UpdateAccountIn struct {
 	FullName *string `json:"full_name,omitempty" validate:"maxlen=120" doc:"Display name."`
+	TimeZone *string `json:"time_zone,omitempty" validate:"maxlen=64" doc:"IANA time zone (Europe/Paris, America/New_York) the dashboard shows times in; empty for UTC. The API always answers in UTC."`
 }
 
 type AccountOut struct {
 	ID       string `json:"id"`
 	FullName string `json:"full_name"`
 	Email    string `json:"email"`
+	TimeZone string `json:"time_zone" doc:"The dashboard's time zone (IANA name); empty for UTC."`
 }
 
 type IDName struct {
@@ -134,7 +136,7 @@ func (s *Service) projectCaps() []*Capability {
 			s.setPublic),
 		Define(Capability{Name: "update_account", Title: "Update the account", Group: "account", Method: "PATCH", Path: "/api/v1/account",
 			Scope: ProjectsWrite, Write: true, Idempotent: true, NoProject: true,
-			Description: "Change the display name of the calling user (for an API key: the user who created the key)."},
+			Description: "Change the display name or the dashboard's time zone of the calling user (for an API key: the user who created the key)."},
 			s.updateAccount),
 	}
 }
@@ -261,17 +263,26 @@ func (s *Service) updateAccount(ctx context.Context, p *Principal, in *UpdateAcc
 	if p.UserID == "" {
 		return nil, NotFound("account")
 	}
+	if in.TimeZone != nil {
+		zone, err := CheckTimeZone(*in.TimeZone)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Store.SetUserTimeZone(ctx, p.UserID, zone); err != nil {
+			return nil, err
+		}
+	}
 	var u *store.User
 	var err error
 	if in.FullName != nil {
 		u, err = s.Store.UpdateUserName(ctx, p.UserID, *in.FullName)
 	} else {
-		u, err = s.Store.UserByID(ctx, p.UserID)
+		u, err = s.Store.UserByIDWriter(ctx, p.UserID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &AccountOut{ID: u.ID, FullName: u.FullName, Email: u.Email}, nil
+	return &AccountOut{ID: u.ID, FullName: u.FullName, Email: u.Email, TimeZone: u.TimeZone}, nil
 }
 
 func randToken(n int) string {

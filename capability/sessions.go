@@ -46,7 +46,7 @@ type LogoutOut struct {
 }
 
 func (s *Service) sessionCaps() []*Capability {
-	return []*Capability{
+	return append([]*Capability{
 		Define(Capability{Name: CreateSession, Title: "Log in (create a session)", Group: "session", Method: "POST", Path: "/api/v1/auth/sessions",
 			SessionOp: true, Public: true, NoProject: true,
 			Description: "Exchanges a dashboard user's email and password for a session token, a bearer credential for the API and MCP (choose the project with `Earshot-Project`). " +
@@ -56,7 +56,7 @@ func (s *Service) sessionCaps() []*Capability {
 			SessionOp: true, SessionOnly: true, NoProject: true,
 			Description: "Ends the session whose token authenticates the request. API keys get 403."},
 			s.deleteSession),
-	}
+	}, s.passwordResetCaps()...)
 }
 
 // SessionCapabilities returns the session operations (create_session,
@@ -127,6 +127,7 @@ type Account struct {
 	ID       string
 	Email    string
 	FullName string
+	TimeZone string // IANA name; "" is UTC
 }
 
 // UserProject is one of the user's projects, for the project switcher.
@@ -173,7 +174,7 @@ func (s *Service) ResumeSession(ctx context.Context, token, want string) (*Dashb
 	if err != nil {
 		return nil, err
 	}
-	d := &DashboardSession{sess: sess, User: &Account{ID: user.ID, Email: user.Email, FullName: user.FullName}}
+	d := &DashboardSession{sess: sess, User: &Account{ID: user.ID, Email: user.Email, FullName: user.FullName, TimeZone: user.TimeZone}}
 	for _, pr := range projs {
 		up := &UserProject{ID: pr.ID, Name: pr.Name, Role: pr.Role, Archived: pr.Archived()}
 		d.Projects = append(d.Projects, up)

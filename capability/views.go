@@ -45,6 +45,9 @@ func (s *Service) checkFilters(ctx context.Context, p *Principal, f *MentionFilt
 			return Invalid("filters.until", "filters.until must be after filters.since")
 		}
 	}
+	if err := checkTeamFilters(f); err != nil {
+		return err
+	}
 	if f.StoryID != "" {
 		if _, err := s.Store.Story(ctx, p.ProjectID, f.StoryID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {

@@ -76,5 +76,10 @@ func (s *Service) PublicPage(ctx context.Context, slug string) (*PublicPage, err
 	if err != nil {
 		return nil, err
 	}
-	return &PublicPage{Name: pr.Name, Description: pr.Description, Website: pr.Website, Items: store.MentionRecords(items)}, nil
+	recs := store.MentionRecords(items)
+	for _, r := range recs {
+		// Assignment and tags are the team's internal work, never public.
+		r.Assignee, r.Tags = nil, []string{}
+	}
+	return &PublicPage{Name: pr.Name, Description: pr.Description, Website: pr.Website, Items: recs}, nil
 }

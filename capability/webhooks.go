@@ -10,11 +10,11 @@ import (
 )
 
 // EventTypes are the events a webhook may subscribe to.
-var EventTypes = []string{"mention.created", "mention.updated", "monitor.scan_failed", "usage.quota_reached", "spike.detected"}
+var EventTypes = []string{"mention.created", "mention.updated", "mention.assigned", "monitor.scan_failed", "usage.quota_reached", "spike.detected"}
 
 type CreateWebhookIn struct {
 	URL    string   `json:"url" validate:"required,maxlen=2048" doc:"Public HTTPS URL that receives signed event deliveries."`
-	Events []string `json:"events,omitempty" validate:"maxitems=5,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Events to receive; [\"mention.created\"] when omitted."`
+	Events []string `json:"events,omitempty" validate:"maxitems=6,enum=mention.created|mention.updated|mention.assigned|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Events to receive; [\"mention.created\"] when omitted."`
 }
 
 type CreateWebhookOut struct {
@@ -26,7 +26,7 @@ type UpdateWebhookIn struct {
 	ID     string    `json:"id" in:"path" validate:"required,format=uuid" doc:"Webhook id."`
 	URL    *string   `json:"url,omitempty" validate:"maxlen=2048" doc:"New URL."`
 	Active *bool     `json:"active,omitempty" doc:"Pause or resume deliveries (resuming also clears a 410 disable)."`
-	Events *[]string `json:"events,omitempty" validate:"maxitems=5,enum=mention.created|mention.updated|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Replaces the subscribed events."`
+	Events *[]string `json:"events,omitempty" validate:"maxitems=6,enum=mention.created|mention.updated|mention.assigned|monitor.scan_failed|usage.quota_reached|spike.detected" doc:"Replaces the subscribed events."`
 }
 
 type WebhooksOut struct {

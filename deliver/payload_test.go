@@ -51,7 +51,7 @@ func normaliseVolatile(body []byte) []byte {
 }
 
 // TestWebhookPayloadSnapshots sends the events that carry records
-// (mention.created, mention.updated, spike.detected) and usage.quota_reached
+// (mention.created, mention.updated, mention.assigned, spike.detected) and usage.quota_reached
 // through the real path (ingest, triage and spike recording in the store,
 // fan-out, the worker, an HTTP receiver) and compares each body, ids and
 // times normalised, with
@@ -67,7 +67,7 @@ func TestWebhookPayloadSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := newReceiver(t, nil)
-	addWebhook(t, st, pid, rc.URL, "mention.created", "mention.updated", "spike.detected", "usage.quota_reached")
+	addWebhook(t, st, pid, rc.URL, "mention.created", "mention.updated", "mention.assigned", "spike.detected", "usage.quota_reached")
 
 	published := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 	// A quota of one: the second post is dropped and fires usage.quota_reached.
@@ -88,13 +88,23 @@ func TestWebhookPayloadSnapshots(t *testing.T) {
 	if _, err := st.UpdateMentionStatus(ctx, pid, res.Created[0].ID, "reviewed"); err != nil {
 		t.Fatal(err)
 	}
+	owner, err := st.UserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.TagMention(ctx, pid, res.Created[0].ID, "checkout", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AssignMention(ctx, pid, res.Created[0].ID, owner.ID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := st.RecordSpikes(ctx, pid, []store.SpikeFinding{{SpikeScope: store.SpikeScope{Scope: store.ScopeMonitor, ID: mon.ID},
 		Kind: "volume", BucketStart: published.Truncate(time.Hour), Count: 12, Baseline: 2, Score: 5.5, Threshold: 6, Announce: true}}); err != nil {
 		t.Fatal(err)
 	}
 
 	startWorker(t, st, WorkerConfig{})
-	waitFor(t, 10*time.Second, "four deliveries", func() bool { return len(rc.got()) == 4 })
+	waitFor(t, 2*time.Minute, "five deliveries", func() bool { return len(rc.got()) == 5 })
 	for _, r := range rc.got() {
 		var ev struct {
 			Type string `json:"type"`

@@ -124,7 +124,8 @@ func storeHandleUses(t *testing.T, pkg string, exports map[string]string) []stri
 func TestSessionOperationsFromTheCatalogue(t *testing.T) {
 	e := newAgentsEnv(t)
 	caps := e.svc.SessionCapabilities()
-	if len(caps) != 2 || caps[0].Name != capability.CreateSession || caps[1].Name != capability.DeleteSession {
+	if len(caps) != 4 || caps[0].Name != capability.CreateSession || caps[1].Name != capability.DeleteSession ||
+		caps[2].Name != capability.RequestPasswordReset || caps[3].Name != capability.ResetPassword {
 		t.Fatalf("session operations: %v", caps)
 	}
 	doc := server.OpenAPI(e.svc)

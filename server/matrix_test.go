@@ -69,6 +69,10 @@ func (f *fixture) pathFor(c *capability.Capability) string {
 	case c.Name == "list_webhook_deliveries" || c.Name == "rotate_webhook_secret":
 		id = f.ids["webhook"]
 	}
+	// The second path parameter of a mention's tag or note: a valid tag,
+	// and a note id that does not exist.
+	path = strings.Replace(path, ":tag", "x", 1)
+	path = strings.Replace(path, ":note_id", uuid.NewString(), 1)
 	return strings.Replace(path, ":id", id, 1)
 }
 
@@ -328,8 +332,13 @@ func TestValidationMatrix(t *testing.T) {
 							values[fl.Name] = v.value
 						}
 					})
-					if fl.In == "path" {
+					if fl.In == "path" && fl.Name == "id" {
 						path = strings.Replace(c.Path, ":id", url.PathEscape(toString(v.value)), 1)
+					} else if fl.In == "path" {
+						// Another path parameter (a tag): the valid path with it replaced.
+						cp := *c
+						cp.Path = strings.Replace(c.Path, ":"+fl.Name, url.PathEscape(toString(v.value)), 1)
+						path = fa.pathFor(&cp)
 					}
 					r := e.do(c.Method, path, token, bodyOrNil(c, body))
 					r.expect(400, "VALIDATION_ERROR")

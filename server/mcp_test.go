@@ -695,8 +695,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			t.Errorf("%s: Idempotency-Key parameter %v, write %v", c.Name, hasIdem, c.Write)
 		}
 	}
-	// One operation per capability, plus logging in and out.
-	if len(ops) != len(e.svc.Capabilities())+2 || ops["create_session"] == nil || ops["delete_session"] == nil {
+	// One operation per capability, plus the session operations (logging
+	// in and out, password reset by email).
+	if len(ops) != len(e.svc.Capabilities())+len(e.svc.SessionCapabilities()) || ops["create_session"] == nil || ops["delete_session"] == nil || ops["reset_password"] == nil {
 		t.Errorf("%d operations for %d capabilities (create_session %v, delete_session %v)", len(ops), len(e.svc.Capabilities()), ops["create_session"] != nil, ops["delete_session"] != nil)
 	}
 	cm := ops["create_monitor"]

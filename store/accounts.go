@@ -18,6 +18,7 @@ type User struct {
 	FullName     string
 	PasswordHash string `json:"-"`
 	CreatedAt    string
+	TimeZone     string // IANA name the dashboard shows times in; "" is UTC
 }
 
 // CreateUser inserts a user; a taken email is ErrConflict.
@@ -34,11 +35,11 @@ func (s *Store) CreateUser(ctx context.Context, email, passwordHash, fullName st
 	return u, nil
 }
 
-const userCols = `id, email, password_hash, full_name, created_at`
+const userCols = `id, email, password_hash, full_name, created_at, time_zone`
 
 func scanUser(row interface{ Scan(...any) error }) (*User, error) {
 	var u User
-	if err := row.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.FullName, &u.CreatedAt); err != nil {
+	if err := row.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.FullName, &u.CreatedAt, &u.TimeZone); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}

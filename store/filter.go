@@ -39,6 +39,8 @@ type Filter struct {
 	Until            string `json:"until,omitempty" in:"query" validate:"format=date-time" doc:"Published before this ISO 8601 time (a mention published exactly then is left out)."`
 	PublicVisibility string `json:"public_visibility,omitempty" in:"query" validate:"enum=@public_visibilities" doc:"The editor's choice for the public page: auto (its rule decides), featured or hidden."`
 	StoryID          string `json:"story_id,omitempty" in:"query" validate:"format=uuid" doc:"Only the mentions of this story (see list_stories)."`
+	Assignee         string `json:"assignee,omitempty" in:"query" validate:"maxlen=36" doc:"me: the mentions assigned to the caller; none: the unassigned ones; a user id: that member's."`
+	Tag              string `json:"tag,omitempty" in:"query" validate:"maxlen=40" doc:"Only mentions carrying this tag (letter case ignored)."`
 }
 
 // FilterKeys are Filter's keys in order (the dashboard's filter and
@@ -95,7 +97,8 @@ func ParseFilterTime(s string) (time.Time, error) {
 func (f Filter) Resolve(projectID string, now time.Time) MentionFilter {
 	mf := MentionFilter{ProjectID: projectID, MonitorID: f.MonitorID, Source: f.Source, Category: f.Category, Sentiment: f.Sentiment,
 		Status: f.Status, MinUrgency: f.MinUrgency, MaxUrgency: f.MaxUrgency, AuthorHandle: strings.TrimPrefix(f.AuthorHandle, "@"),
-		Search: f.Search, IsRelevant: f.IsRelevant, Own: f.Own, PublicVisibility: f.PublicVisibility, StoryID: f.StoryID}
+		Search: f.Search, IsRelevant: f.IsRelevant, Own: f.Own, PublicVisibility: f.PublicVisibility, StoryID: f.StoryID,
+		Assignee: f.Assignee, Tag: NormalizeTag(f.Tag)}
 	if t, ok := PresetSince(f.DatePreset, now); ok {
 		mf.Since = &t
 	}
@@ -147,6 +150,11 @@ type MentionFilter struct {
 	// once, as its first mention in the list's order (stories.go).
 	StoryID         string
 	CollapseStories bool
+	// Assignee: a user id, or AssigneeNone for the unassigned; the
+	// catalogue turns "me" into the caller's id first. Tag: one
+	// normalized tag (NormalizeTag).
+	Assignee string
+	Tag      string
 }
 
 // conditions is the filter's SQL translation: it adds the predicates on
@@ -223,6 +231,16 @@ func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 	if f.CollectedSince != nil {
 		add(`m.collected_at >= ?`, FormatTime(*f.CollectedSince))
 	}
+	switch f.Assignee {
+	case "":
+	case AssigneeNone:
+		add(`m.assignee_id IS NULL`)
+	default:
+		add(`m.assignee_id = ?`, f.Assignee)
+	}
+	if f.Tag != "" {
+		add(`EXISTS (SELECT 1 FROM mention_tags t WHERE t.project_id = m.project_id AND t.tag = ? AND t.mention_id = m.id)`, f.Tag)
+	}
 	if f.Search != "" {
 		// The exact predicate: Unicode case-folded substring (searchCond:
 		// folded in SQL on SQLite, stored folded on PostgreSQL).
@@ -274,6 +292,9 @@ func (f MentionFilter) Match(m *Mention) bool {
 		return false
 	}
 	if f.CollectedSince != nil && m.CollectedAt < FormatTime(*f.CollectedSince) {
+		return false
+	}
+	if !f.matchTeam(m) {
 		return false
 	}
 	return f.Search == "" || strings.Contains(Fold(m.Text), Fold(f.Search))

@@ -94,6 +94,17 @@ func TestFilterSQLEqualsMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Teamwork: b and h assigned to the owner, a and b tagged.
+	for _, ext := range []string{"b", "h"} {
+		if _, err := st.AssignMention(ctx, p.ID, byExt[ext].ID, p.OwnerID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for ext, tag := range map[string]string{"a": "refund", "b": "refund", "i": "vip"} {
+		if _, err := st.TagMention(ctx, p.ID, byExt[ext].ID, tag, true); err != nil {
+			t.Fatal(err)
+		}
+	}
 	all = listAll(t, st, store.MentionFilter{ProjectID: p.ID}, 100)
 	for _, m := range all {
 		byExt[m.ExternalID] = m
@@ -128,6 +139,8 @@ func TestFilterSQLEqualsMatch(t *testing.T) {
 		{PublicVisibility: "auto"}, {PublicVisibility: "featured"}, {PublicVisibility: "hidden"}, {WallAuto: true}, {WallAuto: true, Since: at(boundary)},
 		{StoryID: *story}, {StoryID: *story, PublicVisibility: "hidden"},
 		{ByUrgency: true, MinUrgency: n(60), Source: "x"},
+		{Assignee: p.OwnerID}, {Assignee: store.AssigneeNone}, {Assignee: p.OwnerID, Status: "new"}, {Assignee: other.OwnerID},
+		{Tag: "refund"}, {Tag: "vip"}, {Tag: "none-such"}, {Tag: "refund", Assignee: p.OwnerID}, {Tag: "refund", Source: "reddit"},
 		{Source: "x", Category: "bug_report", MinUrgency: n(70), Search: "STRASSE", MonitorID: m1, Since: at(boundary), Status: "new"},
 	}
 	// The written form, resolved at now: presets, a bare date, a handle's @.

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"earshot/api"
 	"earshot/internal/workers"
 
 	"golang.org/x/text/cases"
@@ -61,23 +62,30 @@ type Mention struct {
 	StoryID      *string
 	StoryCount   int
 	StorySources map[string]int
+	// Teamwork (teamwork.go): the member the mention is assigned to (nil:
+	// nobody) with their name as shown, and the free tags, sorted.
+	Assignee *api.Assignee
+	Tags     []string
 }
 
 const mentionCols = `m.id, m.project_id, m.monitor_id, m.monitor_ids, m.source, m.external_id, m.url, m.author_handle, m.text, m.published_at,
 	m.collected_at, m.engagement, m.is_relevant, m.category, m.sentiment, m.urgency, m.ai_summary, m.status, m.classifier, m.updated_at,
 	m.own, m.category_reason, m.urgency_reason, m.relevance_reason,
 	m.public_visibility,
-	m.story_id, (SELECT s.mention_count || ' ' || s.sources FROM stories s WHERE s.id = m.story_id)`
+	m.story_id, (SELECT s.mention_count || ' ' || s.sources FROM stories s WHERE s.id = m.story_id),
+	m.assignee_id, (SELECT CASE WHEN u.full_name <> '' THEN u.full_name ELSE u.email END FROM users u WHERE u.id = m.assignee_id), m.tags`
 
 func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	var m Mention
 	var mids, eng string
-	var storyAgg sql.NullString
+	var storyAgg, assigneeID, assigneeName sql.NullString
+	var tags string
 	err := row.Scan(&m.ID, &m.ProjectID, &m.MonitorID, &mids, &m.Source, &m.ExternalID, &m.URL, &m.AuthorHandle, &m.Text, &m.PublishedAt,
 		&m.CollectedAt, &eng, &m.IsRelevant, &m.Category, &m.Sentiment, &m.Urgency, &m.AISummary, &m.Status, &m.Classifier, &m.UpdatedAt,
 		&m.Own, &m.CategoryReason, &m.UrgencyReason, &m.RelevanceReason,
 		&m.PublicVisibility,
-		&m.StoryID, &storyAgg)
+		&m.StoryID, &storyAgg,
+		&assigneeID, &assigneeName, &tags)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -85,6 +93,10 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 		return nil, err
 	}
 	m.MonitorIDs = strList(mids)
+	if assigneeID.Valid {
+		m.Assignee = &api.Assignee{ID: assigneeID.String, Name: assigneeName.String}
+	}
+	m.Tags = strings.Fields(tags)
 	if err := scanStoryAgg(&m, storyAgg); err != nil {
 		return nil, err
 	}
@@ -357,6 +369,9 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
 			add(`m.status <> 'new'`)
 		}
+		if f.Assignee != "" && f.Assignee != AssigneeNone {
+			add(`m.assignee_id IS NOT NULL`) // lets the partial index match
+		}
 	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
 		// A rare search: the trigram index's matches plus rows the indexer
 		// has not reached.
@@ -374,6 +389,15 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		// Curated mentions are few and have their own date-ordered index.
 		from = `mentions m INDEXED BY mentions_curated`
 		add(`m.public_visibility <> 'auto'`) // the partial index's condition
+	case f.Assignee != "" && f.Assignee != AssigneeNone:
+		// One member's assignments are few: their date-ordered partial
+		// index (migration 250).
+		from = `mentions m INDEXED BY mentions_assigned`
+		add(`m.assignee_id IS NOT NULL`) // the partial index's condition
+	case f.Tag != "":
+		// A tag's mentions are fetched by key, then sorted.
+		from = `(SELECT mention_id AS k FROM mention_tags WHERE project_id = ? AND tag = ?) AS cand CROSS JOIN mentions m ON m.id = cand.k`
+		fromArgs = append(fromArgs, f.ProjectID, f.Tag)
 	case byUrgency:
 		from, fromArgs = s.urgencySource(ctx, f)
 	case f.Status != "" && f.Status != "new":

@@ -26,7 +26,26 @@ func (m *Mention) Record() *api.Mention {
 		Status: m.Status, Classifier: m.Classifier, UpdatedAt: m.UpdatedAt, Own: m.Own,
 		CategoryReason: m.CategoryReason, UrgencyReason: m.UrgencyReason, RelevanceReason: m.RelevanceReason,
 		PublicVisibility: m.PublicVisibility, StoryID: m.StoryID, StoryCount: m.StoryCount, StorySources: m.StorySources,
+		Assignee: assigneeRecord(m), Tags: tagList(m.Tags),
 	}
+}
+
+// assigneeRecord copies the assignee, so a record never shares it with
+// the row.
+func assigneeRecord(m *Mention) *api.Assignee {
+	if m.Assignee == nil {
+		return nil
+	}
+	a := *m.Assignee
+	return &a
+}
+
+// tagList is never nil: tags is [] in JSON when there are none.
+func tagList(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
 }
 
 // MentionFromRecord is the row a public record was made from, as far as
@@ -41,7 +60,16 @@ func MentionFromRecord(r *api.Mention) *Mention {
 		Status: r.Status, Classifier: r.Classifier, UpdatedAt: r.UpdatedAt, Own: r.Own,
 		CategoryReason: r.CategoryReason, UrgencyReason: r.UrgencyReason, RelevanceReason: r.RelevanceReason,
 		PublicVisibility: r.PublicVisibility, StoryID: r.StoryID, StoryCount: r.StoryCount, StorySources: r.StorySources,
+		Assignee: r.Assignee, Tags: r.Tags,
 	}
+}
+
+// AssigneeID is the assignee's user id, "" when nobody is assigned.
+func (m *Mention) AssigneeID() string {
+	if m.Assignee == nil {
+		return ""
+	}
+	return m.Assignee.ID
 }
 
 // MentionRecords converts a list of mentions (nil stays nil: null and []

@@ -56,6 +56,8 @@ type authData struct {
 	// asks for it instead of showing the form.
 	Token     string
 	NeedToken bool
+	// ResetByEmail: the login page offers "Forgot password?" (SMTP is set).
+	ResetByEmail bool
 }
 
 func (d authData) FieldErr(name string) string {
@@ -76,7 +78,8 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		u.redirect(w, r, "/setup")
 		return
 	}
-	u.renderBare(w, http.StatusOK, "login", authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: localPath(r.URL.Query().Get("next"), "/")})
+	u.renderBare(w, http.StatusOK, "login", authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: localPath(r.URL.Query().Get("next"), "/"),
+		ResetByEmail: u.svc.PasswordResetByEmail()})
 }
 
 func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -85,7 +88,7 @@ func (u *UI) loginSubmit(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	email, pw := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
 	next := localPath(r.PostFormValue("next"), "/")
-	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email}
+	d := authData{Title: "Log in", CSRF: u.preCSRF(w, r), Next: next, Email: email, ResetByEmail: u.svc.PasswordResetByEmail()}
 	// The same create_session REST runs; the form's fields are its input.
 	o := u.session(r, nil, capability.CreateSession, &capability.LoginIn{Email: email, Password: pw})
 	if o.Err != nil {

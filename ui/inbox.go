@@ -112,7 +112,8 @@ func (d *inboxData) Export() string {
 
 // builtinViews are the inbox's own views, before the saved ones.
 var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new", query: "status=new"},
-	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery}}
+	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery},
+	{Name: "Assigned to me", Href: "/?assignee=me", query: "assignee=me"}}
 
 // urgentQuery is the Urgent view: new mentions worth interrupting someone for.
 var urgentQuery = "min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + "&status=new"
@@ -130,6 +131,8 @@ type rowsData struct {
 	Collapse bool                // each story listed once: its row says "and N more on …"
 	Order    string              // "sort=urgency" or "": kept by the story links
 	Wall     bool                // the public page's preview: no selection box
+	Zone     *time.Location      // the user's time zone (absolute times)
+	Me       string              // the user's id: "assigned to you" instead of a name
 }
 
 const densityCookie = "earshot_density"
@@ -227,7 +230,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			{Name: "Group stories", Href: withOne(withSort2(base, "collapse=story"), "sort", d.Sort), Current: d.Collapse}}
 	}
 	d.Monitors = u.listMonitors(r, pg.P)
-	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+	d.Rows = rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P), Zone: pg.Zone, Me: pg.User.ID,
 		Search: q.Get("search"), Keywords: u.monitorKeywords(d.Monitors), Compact: compact(r), Collapse: d.Collapse, Order: q.Get("sort")}
 	if id := q.Get("story_id"); id != "" {
 		if o := u.exec(ctx, pg.P, "get_story", &capability.IDPath{ID: id}); o.Err == nil {
@@ -292,10 +295,10 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	if d.QueryErr != nil {
 		d.OpenPanel = true
 	}
-	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors)
+	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors, pg.Zone)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")
 	if d.HasStats && rq.Get("overview") == "1" {
-		d.Overview = u.inboxOverview(r, pg.P, q)
+		d.Overview = u.inboxOverview(r, pg.P, q, pg.Zone)
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d
@@ -408,7 +411,8 @@ func (u *UI) rowsOf(r *http.Request, s *session) rowsData {
 	}
 	return rowsData{CanWrite: s.p.Has(capability.MentionsWrite), CSRF: csrfToken(s.token),
 		Back: back, Labels: u.categoryLabels(r, s.p), Single: strings.HasPrefix(back, "/mentions/"),
-		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r), Collapse: collapse == "story", Order: order}
+		Search: search, Keywords: u.monitorKeywords(u.listMonitors(r, s.p)), Compact: compact(r), Collapse: collapse == "story", Order: order,
+		Zone: userZone(s.user), Me: s.user.ID}
 }
 
 func (u *UI) renderRows(d rowsData, items []*api.Mention) (string, error) {
@@ -524,6 +528,13 @@ type mentionData struct {
 	Monitors []*api.Monitor // the monitors that matched it (still existing)
 	Others   []*api.Mention // other mentions by the same author, newest first
 	Label    string         // its category's label
+	// Teamwork (team.go): who it can be assigned to, its notes and the
+	// project's tags in use (suggestions).
+	Members        []*api.Member
+	Notes          []*api.Note
+	TagSuggestions []string
+	me             string
+	owner          bool
 }
 
 // mention shows one mention with its triage controls: the target of the
@@ -543,7 +554,7 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 	}
 	m := o.Data.(*api.Mention)
 	ms := u.listMonitors(r, pg.P)
-	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P), Zone: pg.Zone, Me: pg.User.ID,
 		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
 	d.Label = d.Rows.Labels[m.Category]
 	if d.Label == "" {
@@ -563,6 +574,7 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 			}
 		}
 	}
+	u.teamData(r, pg, d)
 	pg.Title = "Mention by " + byline(m.AuthorHandle, m.Source)
 	pg.Data = d
 	u.render(w, pg, "mention")

@@ -37,6 +37,7 @@ func (d inviteData) FieldErr(name string) string {
 func (u *UI) MountInvites(r *httprouter.Router) {
 	r.GET("/invite/:token", u.invitePage)
 	r.POST("/invite/:token", u.inviteSubmit)
+	u.mountReset(r)
 }
 
 func (u *UI) inviteHeaders(w http.ResponseWriter) {

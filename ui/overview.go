@@ -92,7 +92,9 @@ func (u *UI) mentionStats(r *http.Request, p *capability.Principal, in url.Value
 }
 
 // inboxOverview is the overview of the inbox's filters q.
-func (u *UI) inboxOverview(r *http.Request, p *capability.Principal, q url.Values) *overview {
+// Hour labels are in the user's zone loc; buckets stay UTC hours and UTC
+// days (the API's), so day labels name the UTC date.
+func (u *UI) inboxOverview(r *http.Request, p *capability.Principal, q url.Values, loc *time.Location) *overview {
 	in := url.Values{}
 	for _, k := range statsKeys {
 		if v := q.Get(k); v != "" {
@@ -111,7 +113,7 @@ func (u *UI) inboxOverview(r *http.Request, p *capability.Principal, q url.Value
 			return ts
 		}
 		if hourly {
-			return t.UTC().Format("2 Jan 15:04")
+			return t.In(loc).Format("2 Jan 15:04 MST")
 		}
 		return t.UTC().Format("Mon 2 Jan")
 	}
@@ -158,7 +160,7 @@ func (u *UI) inboxOverview(r *http.Request, p *capability.Principal, q url.Value
 	if hourly {
 		name = func(ts string) string {
 			if t, ok := parseTime(ts); ok {
-				return t.UTC().Format("15:04")
+				return t.In(loc).Format("15:04")
 			}
 			return ts
 		}
@@ -171,7 +173,7 @@ func (u *UI) inboxOverview(r *http.Request, p *capability.Principal, q url.Value
 // overviewFragment is the overview rendered for the inbox's JavaScript,
 // which fetches it after the page so the inbox itself stays fast.
 func (u *UI) overviewFragment(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
-	ov := u.inboxOverview(r, s.p, r.URL.Query())
+	ov := u.inboxOverview(r, s.p, r.URL.Query(), userZone(s.user))
 	if ov == nil {
 		return map[string]any{"html": ""}, nil
 	}
@@ -186,7 +188,7 @@ func (u *UI) overviewFragment(w http.ResponseWriter, r *http.Request, s *session
 // hours (list_spikes), in words, each linked to the inbox listing the
 // mentions behind it: fifteen outage posts in an hour read as one line
 // above the rows, not only as fifteen rows.
-func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*api.Monitor) []spikeItem {
+func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*api.Monitor, loc *time.Location) []spikeItem {
 	if _, ok := u.svc.Capability("list_spikes"); !ok {
 		return nil
 	}
@@ -232,7 +234,7 @@ func (u *UI) recentSpikes(r *http.Request, p *capability.Principal, monitors []*
 		}
 		hour := sp.BucketStart
 		if t, ok := parseTime(sp.BucketStart); ok {
-			hour = t.UTC().Format("15:04") + " UTC"
+			hour = t.In(loc).Format("15:04 MST")
 		}
 		item := spikeItem{Label: fmt.Sprintf("%d %s%s in the hour from %s (usually about %.0f)", sp.Count, what, of, hour, sp.Baseline),
 			Href: "/?" + q.Encode(), named: of != ""}

@@ -200,6 +200,14 @@ type accountData struct {
 	PasswordForm bool // change_password is served
 }
 
+// Zones suggests common IANA zones for the time zone field (any valid
+// name is accepted; capability.CheckTimeZone decides).
+func (accountData) Zones() []string {
+	return []string{"UTC", "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Rome", "Europe/Warsaw", "Europe/Kyiv",
+		"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Toronto", "America/Sao_Paulo", "America/Mexico_City",
+		"Asia/Tokyo", "Asia/Shanghai", "Asia/Singapore", "Asia/Kolkata", "Asia/Dubai", "Australia/Sydney", "Pacific/Auckland", "Africa/Johannesburg"}
+}
+
 func (u *UI) account(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	pg.Title, pg.Nav = "Account", "account"
 	_, canChange := u.svc.Capability("change_password")

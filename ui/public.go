@@ -80,7 +80,7 @@ func (u *UI) wallPreview(w http.ResponseWriter, r *http.Request, pg *page, _ htt
 		return
 	}
 	out := o.Data.(*capability.PublicPageOut)
-	d := &wallData{Out: out, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
+	d := &wallData{Out: out, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P), Zone: pg.Zone,
 		Items: out.Items, Keywords: map[string][]string{}, Compact: compact(r), Wall: true}}
 	pg.Data = d
 	u.render(w, pg, "wall")

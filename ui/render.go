@@ -25,6 +25,7 @@ type templates struct {
 var funcs = template.FuncMap{
 	"ago":        ago,
 	"absTime":    absTime,
+	"absTimeIn":  absTimeIn,
 	"join":       strings.Join,
 	"has":        slices.Contains[[]string],
 	"label":      label,
@@ -255,6 +256,33 @@ func short(d time.Duration) string {
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	}
 	return fmt.Sprintf("%dmo", int(d.Hours()/24/30))
+}
+
+// absTimeIn is absTime in the user's zone (nil: UTC), with the zone's
+// abbreviation (CET, EST) or offset, so a reader never guesses.
+func absTimeIn(loc *time.Location, s any) string {
+	if loc == nil || loc == time.UTC {
+		return absTime(s)
+	}
+	str, _ := timeArg(s)
+	t, ok := parseTime(str)
+	if !ok {
+		return str
+	}
+	return t.In(loc).Format("2 Jan 2006 15:04 MST")
+}
+
+// userZone is the location of a user's time zone setting; UTC when unset
+// or no longer known to the zone database.
+func userZone(a *capability.Account) *time.Location {
+	if a == nil || a.TimeZone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(a.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 func absTime(s any) string {

@@ -117,6 +117,7 @@ func (u *UI) Mount(r *httprouter.Router) {
 	r.GET("/ui/poll", u.metered(one, u.authedAPI(u.pollMentions)))
 	r.GET("/ui/overview", u.metered(u.routeCost("get_mention_stats"), u.authedAPI(u.overviewFragment)))
 	r.POST("/ui/status", u.metered(one, u.authedAPI(u.setStatus)))
+	r.POST("/ui/assign", u.metered(one, u.authedAPI(u.assign)))
 	r.POST("/ui/preview", u.metered(u.routeCost("preview_monitor"), u.authedAPI(u.preview)))
 	r.POST("/ui/density", u.metered(one, u.setDensity))
 	r.GET("/export.csv", u.metered(u.routeCost("export_mentions"), u.exportCSV))
@@ -235,6 +236,7 @@ type page struct {
 	Path     string     // this page's path and query, for _back
 	Data     any
 	Now      time.Time
+	Zone     *time.Location // the user's time zone for every time shown (UTC by default)
 	Status   int
 	Dropped  int       // posts the quota dropped this period: the banner
 	start    time.Time // request start, for Server-Timing
@@ -396,7 +398,8 @@ func (u *UI) authed(h pageHandler) httprouter.Handle {
 }
 
 func (u *UI) newPage(w http.ResponseWriter, r *http.Request, s *session) *page {
-	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc}
+	pg := &page{User: s.user, P: s.p, Projects: s.projs, Project: s.cur, CSRF: csrfToken(s.token), Path: r.URL.RequestURI(), Now: u.now(), Status: http.StatusOK, svc: u.svc,
+		Zone: userZone(s.user)}
 	if s.cur != nil {
 		n, err := u.svc.DroppedThisPeriod(r.Context(), s.cur.ID)
 		if err != nil {
