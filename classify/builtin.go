@@ -165,6 +165,18 @@ func (b *Builtin) classify(in Input) Result {
 		// ("I love my apple pie recipe"): it is filed as other.
 		category, cat.Reason, disabled = "other", "other: not about the brand", false
 	}
+	var learnedSent, sentCue string
+	if in.Corrections != nil && !offTopic {
+		// What this project's people corrected wins over the rules for
+		// posts like the corrected ones.
+		ws := contentWords(a.words, make([]string, 0, len(a.words)))
+		if l, _, cue := in.Corrections.category.predict(ws, terms); l != "" && l != category && categoryEnabled(in.Categories, l) {
+			category, disabled = l, false
+			cat.Category, cat.Cue = l, cue
+			cat.Reason = fmt.Sprintf("%s: like posts this project's people filed as %s (%q)", l, l, cue)
+		}
+		learnedSent, _, sentCue = in.Corrections.sentiment.predict(ws, terms)
+	}
 	ulow := a.low
 	if j.thanked && category == "testimonial" {
 		ulow = "" // the outage a thank-you mentions is over: no alarm
@@ -209,6 +221,10 @@ func (b *Builtin) classify(in Input) Result {
 		// love" carry positive words, "missing" and "can't" negative
 		// ones, but a calm feature idea is neutral.
 		sentiment = "neutral"
+	}
+	if learnedSent != "" && learnedSent != sentiment {
+		sentiment = learnedSent
+		reasons = append(reasons, fmt.Sprintf("sentiment %s: like posts this project's people corrected to %s (%q)", sentiment, sentiment, sentCue))
 	}
 	catReason := cat.Reason
 	if disabled {
