@@ -524,6 +524,9 @@ type mentionData struct {
 	Monitors []*api.Monitor // the monitors that matched it (still existing)
 	Others   []*api.Mention // other mentions by the same author, newest first
 	Label    string         // its category's label
+	// Categories and Sentiments are the choices of the correction form
+	// (correct_mention).
+	Categories, Sentiments []string
 }
 
 // mention shows one mention with its triage controls: the target of the
@@ -544,7 +547,7 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 	m := o.Data.(*api.Mention)
 	ms := u.listMonitors(r, pg.P)
 	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P),
-		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
+		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}, Categories: vocab.Categories, Sentiments: vocab.Sentiments}
 	d.Label = d.Rows.Labels[m.Category]
 	if d.Label == "" {
 		d.Label = label(m.Category)
