@@ -79,7 +79,9 @@ func (b *Builtin) classify(in Input) Result {
 	// whatever the splitter makes of it.
 	ra := a
 	if expanded != text {
-		ra = analyze(text)
+		// Relevance reads the text, its lower case and its words only.
+		ra = analysis{text: text, low: strings.ToLower(text)}
+		ra.words = words.Words(text)
 	}
 	rel := judgeRelevance(ra, in)
 

@@ -68,17 +68,27 @@ var brandPraiseCues = newCueList([]cue{
 // great bikes, fair prices, lovely staff").
 func chatterRules(d categoryDecision, a analysis, cs cueScores, j *judgement, alarm string, addressed bool) categoryDecision {
 	told := j.complaint.Told()
-	if promo, cue := promotion(a.text, a.low); promo && !told && alarm == "" && cs.bug < 1 &&
-		(d.Category == "testimonial" || d.Category == "other" || d.Category == "product_idea") {
-		d.Category, d.Cue = "other", ""
-		d.Reason = fmt.Sprintf("other: a giveaway or promotion (%q), not praise", cue)
-		// Its sentiment is left to the words: people rate a giveaway
-		// positive, and it is no grievance either.
-		return d
+	// The category is checked first: the cue lists are read only for the
+	// posts they can move (throughput).
+	if (d.Category == "testimonial" || d.Category == "other" || d.Category == "product_idea") && !told && alarm == "" && cs.bug < 1 {
+		if promo, cue := promotion(a.text, a.low); promo {
+			d.Category, d.Cue = "other", ""
+			d.Reason = fmt.Sprintf("other: a giveaway or promotion (%q), not praise", cue)
+			// Its sentiment is left to the words: people rate a giveaway
+			// positive, and it is no grievance either.
+			return d
+		}
 	}
-	if ds, cue := cueScore(a.low, demandCues); ds >= 1.2 && !j.thanked {
-		idea, _ := cueScore(a.low, ideaCues)
-		if d.Category == "product_idea" && idea < 1.5 || d.Category == "other" || d.Category == "bug_report" && d.Cue == "" && cs.bug == 0 && !told {
+	if d.Category == "product_idea" || d.Category == "other" || d.Category == "bug_report" && d.Cue == "" && cs.bug == 0 && !told {
+		ds, cue := 0.0, ""
+		if !j.thanked {
+			ds, cue = cueScore(a.low, demandCues)
+		}
+		idea := 0.0
+		if ds >= 1.2 && d.Category == "product_idea" {
+			idea, _ = cueScore(a.low, ideaCues)
+		}
+		if ds >= 1.2 && idea < 1.5 {
 			d.Category, d.Cue = "complaint", cue
 			d.Reason = fmt.Sprintf("complaint: a demand to the brand (%q)", cue)
 			if j.compound > -0.3 {
