@@ -90,18 +90,17 @@ func evalClassifiers(mode string, getenv func(string) string) ([]classify.Classi
 	if mode == "off" {
 		return out, nil
 	}
-	kind := "auto"
-	if mode == "on" || strings.TrimSpace(getenv("OLLAMA_HOST")) != "" {
-		kind = "ollama"
-	}
 	cc, err := classifierConfig(func(k string) string {
 		if k == "EARSHOT_CLASSIFIER" {
-			return kind
+			return "auto"
 		}
 		return getenv(k)
 	})
 	if err != nil {
 		return nil, usagef("invalid value for %v", err)
+	}
+	if mode == "on" || strings.TrimSpace(cc.Ollama.Host) != "" {
+		cc.Kind = "ollama" // asked for, or configured: score it, failures and all
 	}
 	c, err := classify.New(cc)
 	if err != nil {
