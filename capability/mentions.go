@@ -54,6 +54,13 @@ type UpdateMentionStatusIn struct {
 	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=@public_visibilities" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
 }
 
+// CorrectMentionIn is a person's correction of a mention's classification.
+type CorrectMentionIn struct {
+	ID        string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
+	Category  string `json:"category,omitempty" validate:"enum=@categories" doc:"The right category. Give category, sentiment or both."`
+	Sentiment string `json:"sentiment,omitempty" validate:"enum=@sentiments" doc:"The right sentiment. Give category, sentiment or both."`
+}
+
 type ExportIn struct {
 	MentionQuery
 	Limit *int `json:"limit,omitempty" in:"query" validate:"min=1,max=1000000" default:"100000" doc:"Most rows to export."`
@@ -139,6 +146,18 @@ func (s *Service) mentionCaps() []*Capability {
 					return nil, Invalid("status", "status is required (new, reviewed, done or ignored) unless public_visibility is given")
 				}
 				m, err := s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
+				return m.Record(), err
+			}),
+		Define(Capability{Name: "correct_mention", Title: "Correct a mention's classification", Group: "mention", Method: "POST", Path: "/api/v1/mentions/:id/correction",
+			Scope: MentionsWrite, Write: true, Idempotent: true,
+			Description: "Set the category and/or sentiment a person judges right. The mention shows them from now on (category_reason: corrected by a person), " +
+				"they are kept as human labels that no classification overwrites, and the project's built-in classifier learns from them: " +
+				"later posts like a corrected one get its category and sentiment. Returns the full mention. Correcting again to the same values changes nothing."},
+			func(ctx context.Context, p *Principal, in *CorrectMentionIn) (*api.Mention, error) {
+				if in.Category == "" && in.Sentiment == "" {
+					return nil, Invalid("category", "give category, sentiment or both")
+				}
+				m, err := s.Store.CorrectMention(ctx, p.ProjectID, in.ID, in.Category, in.Sentiment)
 				return m.Record(), err
 			}),
 		Define(Capability{Name: "export_mentions", Title: "Export mentions as CSV", Group: "mention", Method: "GET", Path: "/api/v1/exports/mentions",

@@ -70,16 +70,26 @@ func (b *Builtin) classify(in Input) Result {
 		// split "deleted all <b>my</b> data" and hide its signals.
 		text = cleanText(text)
 	}
-	// "#neverflyingagain" is read as "never flying again".
-	text = expandHashtags(text)
-	a := analyze(text)
-	rel := judgeRelevance(a, in)
+	// "#neverflyingagain" is read as "never flying again"; a brand term
+	// in a tag is kept whole ("#iPad" is "iPad", not "i pad").
+	terms := brandTerms(in)
+	expanded := expandHashtags(text, terms...)
+	a := analyze(expanded)
+	// Relevance reads the post as written: "#iPad" names the brand,
+	// whatever the splitter makes of it.
+	ra := a
+	if expanded != text {
+		// Relevance reads the text, its lower case and its words only.
+		ra = analysis{text: text, low: strings.ToLower(text)}
+		ra.words = words.Words(text)
+	}
+	rel := judgeRelevance(ra, in)
 
 	cs := readCues(a.low)
 	// The brand named with "down" ("Zentro down?") and a server error
 	// told with its code are outages: the alarm rules read them as such.
 	alow := a.low
-	if terms := brandTerms(in); brandDown(a.low, terms) {
+	if brandDown(a.low, terms) {
 		alow += "\n is down"
 	} else if serverError(a.low) {
 		alow += "\n server error"
@@ -117,6 +127,7 @@ func (b *Builtin) classify(in Input) Result {
 		cat.Category, cat.Cue = "testimonial", cs.praiseCue
 		cat.Reason = fmt.Sprintf("testimonial: thanks for a problem solved (%q)", cmp.Or(cs.praiseCue, j.complaint.Cue))
 	}
+	cat = chatterRules(cat, a, cs, &j, alarm, addressedToBrand(a.text, a.low, terms))
 	// Faint praise ("not terrible, I guess") is no defect report, whatever
 	// the negation reads like to the app-review model.
 	var fbuf [16]bool
@@ -150,6 +161,24 @@ func (b *Builtin) classify(in Input) Result {
 	if disabled {
 		category = "other"
 	}
+	offTopic := !rel.Relevant && rel.Score <= offTopicScore
+	if offTopic && category != "other" {
+		// A post not about the brand is nobody's complaint or praise
+		// ("I love my apple pie recipe"): it is filed as other.
+		category, cat.Reason, disabled = "other", "other: not about the brand", false
+	}
+	var learnedSent, sentCue string
+	if in.Corrections != nil && !offTopic {
+		// What this project's people corrected wins over the rules for
+		// posts like the corrected ones.
+		ws := contentWords(a.words, make([]string, 0, len(a.words)))
+		if l, _, cue := in.Corrections.category.predict(ws, terms); l != "" && l != category && categoryEnabled(in.Categories, l) {
+			category, disabled = l, false
+			cat.Category, cat.Cue = l, cue
+			cat.Reason = fmt.Sprintf("%s: like posts this project's people filed as %s (%q)", l, l, cue)
+		}
+		learnedSent, _, sentCue = in.Corrections.sentiment.predict(ws, terms)
+	}
 	ulow := a.low
 	if j.thanked && category == "testimonial" {
 		ulow = "" // the outage a thank-you mentions is over: no alarm
@@ -158,6 +187,11 @@ func (b *Builtin) classify(in Input) Result {
 		ulow = alow
 	}
 	urg := urgencyFrom(ulow, category, j.compound, reach(in), j.complaint)
+	if offTopic && urg.Score > notRelevantUrgency {
+		urg.Score = notRelevantUrgency
+		urg.Sentence = fmt.Sprintf("urgency %d: not about the brand", notRelevantUrgency)
+		urg.Reasons = append(urg.Reasons, fmt.Sprintf("urgency capped at %d: not about the brand", notRelevantUrgency))
+	}
 	reasons := make([]string, 0, len(urg.Reasons)+2)
 	if cat.Cue != "" && category == cat.Category {
 		reasons = append(reasons, "category "+category+": cue \""+cat.Cue+"\"")
@@ -189,6 +223,10 @@ func (b *Builtin) classify(in Input) Result {
 		// love" carry positive words, "missing" and "can't" negative
 		// ones, but a calm feature idea is neutral.
 		sentiment = "neutral"
+	}
+	if learnedSent != "" && learnedSent != sentiment {
+		sentiment = learnedSent
+		reasons = append(reasons, fmt.Sprintf("sentiment %s: like posts this project's people corrected to %s (%q)", sentiment, sentiment, sentCue))
 	}
 	catReason := cat.Reason
 	if disabled {

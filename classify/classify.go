@@ -38,6 +38,10 @@ type Input struct {
 	Categories []CategoryInfo
 	// Relevance is the project's model learned from triage; may be nil.
 	Relevance *RelevanceModel
+	// Corrections is the project's model learned from the categories and
+	// sentiments people corrected; may be nil. The built-in classifier
+	// follows it where a post's words are clearly a corrected class's.
+	Corrections *CorrectionModel
 	// Unsourced is set for text given on its own (`earshot classify`),
 	// not collected by a monitor: no watched account, feed or review page
 	// vouches for it, so a post that names none of the brand terms is not

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -402,7 +403,11 @@ func scareQuoted(low string) bool {
 // expandHashtags rewrites hashtags as the words they join ("#neverflyingagain"
 // → "never flying again", "#BrandFail" → "brand fail"), so the rules read
 // them; a hashtag it cannot split is left as it is.
-func expandHashtags(text string) string {
+//
+// A configured brand term inside a tag is never split ("#iPad" stays
+// "iPad", not "i pad"; "#iPadPro" is "iPad pro"): the brand's name is
+// no sentence.
+func expandHashtags(text string, keep ...string) string {
 	if !strings.Contains(text, "#") {
 		return text
 	}
@@ -425,7 +430,7 @@ func expandHashtags(text string) string {
 			k += n
 		}
 		tag := text[j+1 : k]
-		if words := splitHashtag(tag); words != "" {
+		if words := splitKeeping(tag, keep); words != "" {
 			b.WriteString(words)
 		} else {
 			b.WriteString(text[j:k])
@@ -433,6 +438,37 @@ func expandHashtags(text string) string {
 		i = k
 	}
 	return b.String()
+}
+
+// splitKeeping splits tag like splitHashtag, but a brand term in it (the
+// longest one found, case ignored) is kept whole and the parts around it
+// are split on their own (left as written when they are no words).
+func splitKeeping(tag string, keep []string) string {
+	low := strings.ToLower(tag)
+	at, n := -1, 0
+	if len(low) == len(tag) { // byte offsets of low are tag's
+		for _, k := range keep {
+			k = strings.ReplaceAll(k, " ", "")
+			if len(k) < 2 || len(k) <= n {
+				continue
+			}
+			if i := strings.Index(low, k); i >= 0 {
+				at, n = i, len(k)
+			}
+		}
+	}
+	if at < 0 {
+		return splitHashtag(tag)
+	}
+	parts := make([]string, 0, 3)
+	if pre := tag[:at]; pre != "" {
+		parts = append(parts, cmp.Or(splitHashtag(pre), pre))
+	}
+	parts = append(parts, tag[at:at+n])
+	if post := tag[at+n:]; post != "" {
+		parts = append(parts, cmp.Or(splitHashtag(post), post))
+	}
+	return strings.Join(parts, " ")
 }
 
 // splitHashtag splits a hashtag body into words: at case changes and
@@ -445,6 +481,10 @@ func splitHashtag(tag string) string {
 	var parts []string
 	start := 0
 	rs := []rune(tag)
+	if nameLike(rs) {
+		// "#Notion" is a name, not "not i on".
+		return ""
+	}
 	for i := 1; i <= len(rs); i++ {
 		if i == len(rs) || rs[i] == '_' || (unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1])) {
 			if p := strings.Trim(string(rs[start:i]), "_"); p != "" {
@@ -498,7 +538,29 @@ func segmentWords(s string) []string {
 	for i, k := n, best[n]-1; i > 0; i, k = from[i], k-1 {
 		out[k] = s[from[i]:i]
 	}
+	// A one-letter word inside a split ("not i on" from "notion") is how
+	// a name falls apart into pieces, not how people join words; only
+	// a leading "i" or "a" is kept ("iloveit").
+	for k, w := range out {
+		if k > 0 && len(w) == 1 {
+			return nil
+		}
+	}
 	return out
+}
+
+// nameLike reports a tag that is one capitalised word which is no known
+// word ("Notion", "Zentro"): a name, which splitting would only break.
+func nameLike(rs []rune) bool {
+	if len(rs) < 3 || !unicode.IsUpper(rs[0]) {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return !knownWord(strings.ToLower(string(rs)))
 }
 
 func isASCIILower(s string) bool {

@@ -275,7 +275,7 @@ func compoundScore(text, low string, toks []token) float64 {
 	// Sarcasm markers turn apparent praise into criticism.
 	if sum > 0 {
 		for _, m := range sarcasmMarkers {
-			if strings.Contains(low, m) && (m[0] == '/' || m[0] == '#' || containsWord(low, m)) {
+			if strings.Contains(low, m) && (m[0] == '/' || m[0] == '#' && wholeTag(low, m) || containsWord(low, m)) {
 				sum = -sum * 0.75
 				break
 			}
@@ -497,4 +497,20 @@ func isForeign(toks []token) bool {
 		}
 	}
 	return nf >= 2 && nf > 2*ne
+}
+
+// wholeTag reports whether the hashtag tag occurs in low as a whole tag:
+// "#not" is in "so fun #not", not in "#notion is great".
+func wholeTag(low, tag string) bool {
+	for i := 0; ; {
+		j := strings.Index(low[i:], tag)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(tag)
+		if end == len(low) || !isAlnumAt(low, end) {
+			return true
+		}
+		i = end
+	}
 }

@@ -132,6 +132,10 @@ type projectContext struct {
 	relVersion string
 	relevance  *classify.RelevanceModel
 	owner      classify.Owner // the project's own accounts and website
+	// corrections is what the project's people corrected (category,
+	// sentiment), retrained like relevance when they change.
+	corrVersion string
+	corrections *classify.CorrectionModel
 }
 
 // projectContext returns the project's context, read again after
@@ -179,10 +183,33 @@ func (p *Pipeline) projectContext(ctx context.Context, projectID string) (*proje
 	} else {
 		next.relVersion = version
 	}
+	if err := p.loadCorrections(ctx, projectID, pc, next); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	p.projects[projectID] = next
 	p.mu.Unlock()
 	return next, nil
+}
+
+// loadCorrections gives next the project's correction model, retrained
+// only when a correction was made since prev (CorrectionExamples'
+// version), over at most classify.MaxCorrections of them.
+func (p *Pipeline) loadCorrections(ctx context.Context, projectID string, prev, next *projectContext) error {
+	texts, cats, sents, version, err := p.st.CorrectionExamples(ctx, projectID, classify.MaxCorrections)
+	if err != nil {
+		return fmt.Errorf("loading corrections of %s: %w", projectID, err)
+	}
+	if prev != nil && prev.corrVersion == version {
+		next.corrVersion, next.corrections = prev.corrVersion, prev.corrections
+		return nil
+	}
+	cs := make([]classify.Correction, len(texts))
+	for i := range texts {
+		cs[i] = classify.Correction{Text: texts[i], Category: cats[i], Sentiment: sents[i]}
+	}
+	next.corrVersion, next.corrections = version, classify.TrainCorrections(cs)
+	return nil
 }
 
 // monitorMatcher decides which posts of a source are the monitor's.
@@ -405,7 +432,7 @@ func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source str
 	in := classify.Input{
 		Text: post.Text, Source: source, Keywords: m.Keywords, Project: pc.project,
 		Engagement: post.Engagement, AuthorFollowers: post.AuthorFollowers,
-		Categories: pc.categories, Relevance: pc.relevance,
+		Categories: pc.categories, Relevance: pc.relevance, Corrections: pc.corrections,
 	}
 	start := time.Now()
 	res, err := safeClassify(ctx, p.cls, in)

@@ -211,7 +211,7 @@ var (
 	objectNames = map[string]string{"api_key": "API key", "project_member": "member", "mention_view": "view",
 		"webhook_secret": "webhook signing secret", "webhook_delivery": "delivery", "public_dashboard": "public page", "keyword": "keyword"}
 	doneMessages = map[string]string{
-		"update_mention_status": "Status changed.", "create_monitor": "Monitor created; the first scan has started.",
+		"update_mention_status": "Status changed.", "correct_mention": "Classification corrected; this project's classifier learns from it.", "create_monitor": "Monitor created; the first scan has started.",
 		"delete_monitor": "Monitor deleted; its mentions stay.", "delete_project": "Project archived.",
 		"update_project_member": "Role changed.", "update_keyword": "Keywords replaced.", "delete_keyword": "Keyword deleted from every monitor.",
 		"delete_category": "Category disabled; its new mentions are filed as Other.",

@@ -535,6 +535,9 @@ type mentionData struct {
 	TagSuggestions []string
 	me             string
 	owner          bool
+	// Categories and Sentiments are the choices of the correction form
+	// (correct_mention).
+	Categories, Sentiments []string
 }
 
 // mention shows one mention with its triage controls: the target of the
@@ -555,7 +558,7 @@ func (u *UI) mention(w http.ResponseWriter, r *http.Request, pg *page, ps httpro
 	m := o.Data.(*api.Mention)
 	ms := u.listMonitors(r, pg.P)
 	d := &mentionData{M: m, Rows: rowsData{CanWrite: pg.Can(capability.MentionsWrite), CSRF: pg.CSRF, Back: pg.Path, Labels: u.categoryLabels(r, pg.P), Zone: pg.Zone, Me: pg.User.ID,
-		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}}
+		Items: []*api.Mention{m}, Single: true, Keywords: u.monitorKeywords(ms)}, Categories: vocab.Categories, Sentiments: vocab.Sentiments}
 	d.Label = d.Rows.Labels[m.Category]
 	if d.Label == "" {
 		d.Label = label(m.Category)

@@ -100,6 +100,7 @@ var commands = []struct{ name, what, flags string }{
 	{"restore", "Put a backup back in place of the data dir's database (the\ncurrent one is kept aside); serve must be stopped", "--from FILE [--data DIR]"},
 	{"migrate", "Copy the data dir's SQLite database into an empty PostgreSQL\ndatabase (a consistent snapshot; safe while serve runs)", "--to postgres://… [--data DIR]"},
 	{"classify", "Classify JSON lines from stdin to stdout (no data dir)", "[--classifier builtin|ollama]"},
+	{"eval", "Score the built-in classifier (and Ollama, when there is one)\non your own labelled posts: P/R/F1, confusion, time, cost", "--file posts.csv|posts.jsonl|- [--keywords a,b] [--ollama auto|on|off] [--json]"},
 	{"bench", "Performance report of the inbox on a generated history", "[--mentions N] [--other N]"},
 	{"healthcheck", "Exit 0 when the local serve answers /healthz healthy, 1 otherwise\n(for Docker's HEALTHCHECK: needs no shell or curl)", "[--addr HOST:PORT] [--base-url URL] [--timeout D]"},
 	{"version", "Print the version, commit, build date, Go version and API\nversion (also earshot --version or -v)", ""},
@@ -256,6 +257,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdMigrate(ctx, rest, stdout, stderr, getenv)
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr, getenv)
+	case "eval":
+		err = cmdEval(ctx, rest, stdin, stdout, stderr, getenv)
 	default:
 		fmt.Fprintf(errOut, "earshot: unknown command %q\n\n%s", cmd, usage)
 		return 2

@@ -452,6 +452,10 @@
         if (sel.length) change(sel, "public_visibility", want);
         else if (cur) change([cur.getAttribute("data-id")], "public_visibility", cur.getAttribute("data-public_visibility") === want ? "auto" : want);
         else announce("Press j to pick a mention first");
+      } else if (k === "c" && canWrite && $("#c-cat")) {
+        // c: correct the classification (the mention page's form).
+        e.preventDefault();
+        $("#c-cat").focus();
       } else if (k === "z") {
         e.preventDefault();
         undo();
