@@ -10,11 +10,10 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"earshot/internal/workers"
 
-	"golang.org/x/text/cases"
+	"earshot/search"
 	"modernc.org/sqlite"
 )
 
@@ -97,11 +96,9 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	return &m, nil
 }
 
-// Fold is the case folding used by search: Unicode-aware, so "É" finds "é".
-var folder = cases.Fold()
-
-// Fold folds s for case-insensitive substring comparison.
-func Fold(s string) string { return folder.String(s) }
+// Fold is the case folding used by search (search.Fold): Unicode-aware,
+// so "É" finds "é".
+func Fold(s string) string { return search.Fold(s) }
 
 func init() {
 	// fold(text) lets SQL compare with Unicode case folding, where the
@@ -117,6 +114,16 @@ func init() {
 		default:
 			return fmt.Sprint(v), nil
 		}
+	})
+	// earshot_match(text, leaf) is one word or phrase of a search over
+	// the text, folded here (search.Query.SQL writes the calls).
+	sqlite.MustRegisterDeterministicScalarFunction("earshot_match", 2, func(ctx *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		text, _ := args[0].(string)
+		if b, ok := args[0].([]byte); ok {
+			text = string(b)
+		}
+		leaf, _ := args[1].(string)
+		return int64(boolInt(search.MatchLeaf(Fold(text), leaf))), nil
 	})
 }
 
@@ -170,9 +177,6 @@ type Position struct {
 	// Urgency is the third key when ordering by urgency (PositionOf).
 	Urgency int `json:"u,omitempty"`
 }
-
-// minTrigramSearch is the shortest search the trigram index can answer.
-const minTrigramSearch = 3
 
 // rareSearchCap: a search whose index matches stay under this is answered
 // from the index then sorted; a more common one is found faster by walking
@@ -257,42 +261,6 @@ func (s *Store) explain(ctx context.Context, q string, args []any) (string, erro
 	return b.String(), rows.Err()
 }
 
-// maxQueryTrigrams bounds how many of a long search's trigrams the index
-// is asked for: any dozen already narrow the candidates to a handful, and
-// the exact predicate decides.
-const maxQueryTrigrams = 12
-
-// ftsTrigrams turns a search of three or more characters into an FTS5
-// query for rows holding its folded trigrams (all of them, or
-// maxQueryTrigrams spread over it, first and last included). The index
-// holds folded text (IndexSearch, migration 141), so every row whose folded
-// text contains the folded search is a candidate. It keeps no positions
-// (detail=none: a third of the size, indexing 2.4x faster), so it cannot
-// answer phrases; the rows it returns are candidates that the exact
-// case-folded substring predicate then filters.
-func ftsTrigrams(search string) string {
-	r := []rune(Fold(search))
-	n := len(r) - 2
-	if n <= 0 {
-		return `""`
-	}
-	picks := min(n, maxQueryTrigrams)
-	var b strings.Builder
-	last := -1
-	for k := range picks {
-		i := k * (n - 1) / max(picks-1, 1)
-		if i == last {
-			continue
-		}
-		last = i
-		if b.Len() > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteString(`"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`)
-	}
-	return b.String()
-}
-
 func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
 	var where []string
 	var args []any
@@ -308,6 +276,10 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		orderCol = "m.collected_at"
 	}
 	byUrgency := f.ByUrgency && !sync
+	rare := ""
+	if !s.pg {
+		rare = s.rareSearch(ctx, f)
+	}
 	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
 	// key instead of walking the project in date order; a walk names its
 	// date-ordered index, or SQLite may pick a value index (status, source,
@@ -331,12 +303,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		} else if f.Status != "" && f.Status != "new" && !sync && !byUrgency {
 			add(`m.status <> 'new'`)
 		}
-	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+	case rare != "":
 		// A rare search: the trigram index's matches plus rows the indexer
 		// has not reached.
 		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.k`
-		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+		fromArgs = append(fromArgs, rare)
 	case f.StoryID != "":
 		// A story's mentions are few and have their own date index.
 		from = `mentions m INDEXED BY mentions_story`
@@ -385,7 +357,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 }
 
 // IndexSearch moves up to limit pending mentions into the trigram index (as
-// folded text, see ftsTrigrams) in one transaction and reports how many it
+// folded text, see search.Query.FTS) in one transaction and reports how many it
 // indexed. FTS5 flushes at every statement, so indexing many rows in one
 // statement writes one segment instead of one per row.
 //
@@ -529,25 +501,42 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 // index (OFFSET 0 keeps the subquery, and so the index, apart from the
 // ordered walk or the date range a list or a count makes of the rest).
 func (s *Store) pgSource(ctx context.Context, f MentionFilter) (string, []any) {
-	if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
-		cond, arg := searchCond(true, f.Search)
-		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, []any{arg}
+	if s.rareSearch(ctx, f) != "" {
+		cond, args := f.query().SQL(true)
+		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, args
 	}
 	return `mentions m`, nil
 }
 
-// searchIsRare asks the trigram index whether a search has few matches (in
-// all projects), bounded so the question itself stays cheap.
-func (s *Store) searchIsRare(ctx context.Context, search string) bool {
+// rareSearch asks the trigram index whether the filter's search has few
+// matches (in all projects), bounded so the question itself stays cheap.
+// It returns the search's FTS5 query (SQLite's candidates; on PostgreSQL
+// only a mark), "" for no search, a common one, or one the index cannot
+// narrow (search.Query.FTS).
+func (s *Store) rareSearch(ctx context.Context, f MentionFilter) string {
+	q := f.query()
+	if q == nil {
+		return ""
+	}
+	fts, ok := q.FTS()
+	if !ok {
+		return ""
+	}
 	var n int
 	if s.pg {
-		cond, arg := searchCond(true, search)
-		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
-		return err == nil && n < rareSearchCap
+		cond, args := q.SQL(true)
+		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, append(args, rareSearchCap)...).Scan(&n)
+		if err != nil || n >= rareSearchCap {
+			return ""
+		}
+		return fts
 	}
 	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
-		ftsTrigrams(search), rareSearchCap).Scan(&n)
-	return err == nil && n < rareSearchCap
+		fts, rareSearchCap).Scan(&n)
+	if err != nil || n >= rareSearchCap {
+		return ""
+	}
+	return fts
 }
 
 // TriageExamples returns the most recently triaged mentions of a project:
