@@ -14,6 +14,7 @@ import (
 
 	"earshot/api"
 	"earshot/collect"
+	"earshot/search"
 	"earshot/store"
 	"earshot/vocab"
 )
@@ -152,6 +153,9 @@ func (s *Service) mentionCaps() []*Capability {
 // filter turns the query into a store filter, resolving presets at now.
 func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
 	now := s.now()
+	if err := checkSearch(q.Search, "search"); err != nil {
+		return store.MentionFilter{}, err
+	}
 	f := q.Resolve(p.ProjectID, now)
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
@@ -176,6 +180,18 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 		return f, err
 	}
 	return f, nil
+}
+
+// checkSearch refuses a search that does not parse (package search), as a
+// 400 naming param, with the parser's hint.
+func checkSearch(q, param string) error {
+	if q == "" {
+		return nil
+	}
+	if _, err := search.Parse(q); err != nil {
+		return Invalid(param, "%s: %v (README: Search)", param, err)
+	}
+	return nil
 }
 
 // checkMonitorRef checks a filter's monitor id (none is fine): the monitor
