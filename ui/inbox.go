@@ -177,11 +177,38 @@ func filterQuery(q url.Values) url.Values {
 	return out
 }
 
+// withoutEmpty is q's encoding ("" or "?…") without its empty parameters,
+// and whether q had any.
+func withoutEmpty(q url.Values) (string, bool) {
+	had := false
+	out := url.Values{}
+	for k, vs := range q {
+		for _, v := range vs {
+			if v == "" {
+				had = true
+			} else {
+				out.Add(k, v)
+			}
+		}
+	}
+	if !had || len(out) == 0 {
+		return "", had
+	}
+	return "?" + out.Encode(), true
+}
+
 func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	start := time.Now()
 	ctx := r.Context()
 	pg.Title, pg.Nav = "Inbox", "inbox"
 	rq := r.URL.Query()
+	if clean, ok := withoutEmpty(rq); ok {
+		// The filter form sends every field, most of them empty: one
+		// redirect gives the search a short URL to share and bookmark
+		// (app.js leaves empty fields out before sending, when it runs).
+		u.redirect(w, r, r.URL.Path+clean)
+		return
+	}
 	q := filterQuery(rq)
 	// The order and the story grouping are not filters: views match, and
 	// the panel counts, the filters without them; every view link keeps
@@ -258,12 +285,10 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	// A view's link is current when the filters are exactly the view's;
 	// the filter panel opens only for filters no view names (or an error).
 	// A story's list is headed by the story, not by the panel.
-	d.OpenPanel = d.Filtered && !(len(fq) == 1 && fq.Get("story_id") != "")
+	// The panel opens only when asked (its summary, or an error in it):
+	// a search or applied filters start the results right below.
 	for _, v := range builtinViews {
 		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
-		if v.Current {
-			d.OpenPanel = false
-		}
 		v.Href = withSort(v.Href)
 		if v.query != "" { // count_mentions stops at 1000: cheap at any size
 			vq, _ := url.ParseQuery(v.query)
@@ -279,9 +304,6 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		for _, v := range o.Data.(*capability.ViewsOut).Views {
 			vq := viewQuery(v.Filters)
 			cur := vq.Encode() == fqs && len(fq) > 0
-			if cur {
-				d.OpenPanel = false
-			}
 			vl := viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur}
 			if v.Count != nil {
 				vl.Count = countLabel(*v.Count, v.CountCapped)
@@ -289,8 +311,10 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			d.Views = append(d.Views, vl)
 		}
 	}
-	if d.QueryErr != nil {
-		d.OpenPanel = true
+	for _, e := range d.QueryErrs {
+		if e.Param != "search" { // the search field is outside the panel
+			d.OpenPanel = true
+		}
 	}
 	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")

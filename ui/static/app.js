@@ -367,7 +367,6 @@
         var s = $("#f-search");
         if (!s) return;
         e.preventDefault();
-        var d = $("details.filters"); if (d) d.open = true;
         s.focus(); s.select();
       }
     });
@@ -470,6 +469,22 @@
     });
     run();
   }
+})();
+
+// The filter form leaves its empty fields out of the URL: a search is
+// /?search=outage, not sixteen empty parameters (the server redirects to
+// the same URL when this does not run).
+(function () {
+  var f = document.getElementById("filter-form");
+  if (!f) return;
+  f.addEventListener("submit", function () {
+    Array.prototype.forEach.call(f.elements, function (el) {
+      if (el.name && el.value === "" && !el.disabled) el.disabled = true;
+    });
+    setTimeout(function () { // usable again after Back (bfcache)
+      Array.prototype.forEach.call(f.elements, function (el) { el.disabled = false; });
+    }, 0);
+  });
 })();
 
 // "← Inbox" on a mention's page goes back to the inbox view it was opened
