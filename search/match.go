@@ -177,8 +177,7 @@ func phraseRest(s string, j int, rest []string) (int, bool) {
 
 // SQL is the query's predicate on mentions m. On PostgreSQL the text is
 // read from m.text_folded (the text under Fold, written at ingest): each
-// word or phrase is a LIKE per word, which its pg_trgm index answers, and
-// a regex on the same column that draws word boundaries exactly. On
+// word or phrase is a regex on it that draws word boundaries exactly. On
 // SQLite earshot_match (store) folds m.text and runs MatchLeaf. Fields
 // compare as the list filters of the same name do.
 func (q *Query) SQL(pg bool) (string, []any) {
@@ -196,16 +195,10 @@ func (n *node) sql(pg bool, b *strings.Builder, args *[]any) {
 			*args = append(*args, n.leafArg())
 			return
 		}
-		b.WriteString("(")
-		for _, w := range n.words {
-			if utf8.RuneCountInString(w) >= 3 {
-				b.WriteString(`m.text_folded LIKE ? AND `)
-				*args = append(*args, "%"+w+"%")
-			}
-		}
-		// || '' keeps the regex a filter on the LIKEs' rows: pg_trgm
-		// would otherwise take trigrams from the separator class too.
-		b.WriteString(`(m.text_folded || '') ~ ?)`)
+		// One regex on the column: pg_trgm's index answers it (from the
+		// words' trigrams) and the planner estimates it from the column's
+		// sample of texts, as it did the LIKE of a substring search.
+		b.WriteString(`m.text_folded ~ ?`)
 		*args = append(*args, n.regex())
 	case kField:
 		switch {

@@ -540,21 +540,30 @@ func (s *Store) rareSearch(ctx context.Context, f MentionFilter) string {
 }
 
 // TriageExamples returns the most recently triaged mentions of a project:
-// ignored ones are negative relevance examples, reviewed/done positive.
-// The brand's own posts are left out: they are irrelevant for who wrote
-// them, not for their words, and a team ignoring its own announcements
-// must not teach that the product's words are off-topic.
+// ignored ones are negative relevance examples, reviewed/done positive;
+// and those still new whose relevance a person set (pulled back from the
+// Filtered view, or filed there: UpdateMention), labelled so. The brand's
+// own posts are left out: they are irrelevant for who wrote them, not for
+// their words, and a team ignoring its own announcements must not teach
+// that the product's words are off-topic. Each half reads its own partial
+// index (mentions_triaged, mentions_judged).
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
-		AND own = 0 ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT text, rel, updated_at FROM (
+		SELECT * FROM (SELECT text, CASE WHEN status = 'ignored' THEN 0 ELSE 1 END AS rel, updated_at FROM mentions
+			WHERE project_id = ? AND status IN ('ignored','reviewed','done') AND own = 0 ORDER BY updated_at DESC LIMIT ?) AS t
+		UNION ALL
+		SELECT * FROM (SELECT text, is_relevant AS rel, updated_at FROM mentions
+			WHERE project_id = ? AND relevance_judged = 1 AND status = 'new' AND own = 0 ORDER BY updated_at DESC LIMIT ?) AS j
+		) AS u ORDER BY updated_at DESC LIMIT ?`, projectID, limit, projectID, limit, limit)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
-		var text, status, upd string
-		if err := rows.Scan(&text, &status, &upd); err != nil {
+		var text, upd string
+		var rel int
+		if err := rows.Scan(&text, &rel, &upd); err != nil {
 			return nil, nil, "", err
 		}
 		if n == 0 {
@@ -562,7 +571,7 @@ func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int)
 		}
 		n++
 		texts = append(texts, text)
-		relevant = append(relevant, status != "ignored")
+		relevant = append(relevant, rel != 0)
 	}
 	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
 }
