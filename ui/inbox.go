@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -111,8 +112,29 @@ func (d *inboxData) Export() string {
 }
 
 // builtinViews are the inbox's own views, before the saved ones.
+// New and Urgent are the triage queue (queueDefault); Filtered holds the
+// new mentions it leaves out.
 var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new", query: "status=new"},
-	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery}}
+	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery}, {Name: "Filtered", Href: "/?" + filteredQuery, query: filteredQuery}}
+
+// filteredQuery is the Filtered view: new mentions judged not relevant,
+// the brand's own posts among them (they are never relevant unless a
+// person pulled them back).
+const filteredQuery = "is_relevant=false&status=new"
+
+// queueDefault makes the dashboard's new mentions the triage queue: with
+// status=new and no relevance chosen, only relevant ones are listed,
+// counted and exported (the Filtered view has the rest). The API's
+// status=new lists both (its contract predates the queue); agents ask for
+// status=new&is_relevant=true.
+func queueDefault(q url.Values) url.Values {
+	if q.Get("status") != "new" || q.Get("is_relevant") != "" {
+		return q
+	}
+	out := maps.Clone(q)
+	out.Set("is_relevant", "true")
+	return out
+}
 
 // urgentQuery is the Urgent view: new mentions worth interrupting someone for.
 var urgentQuery = "min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + "&status=new"
@@ -262,7 +284,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			d.AllHref = withSort("/")
 		}
 	}
-	lq := filterQuery(rq)
+	lq := queueDefault(filterQuery(rq))
 	if !d.Collapse {
 		lq.Del("collapse")
 	}
@@ -292,7 +314,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		v.Href = withSort(v.Href)
 		if v.query != "" { // count_mentions stops at 1000: cheap at any size
 			vq, _ := url.ParseQuery(v.query)
-			if o := u.run(ctx, pg.P, "count_mentions", vq, true); o.Err == nil {
+			if o := u.run(ctx, pg.P, "count_mentions", queueDefault(vq), true); o.Err == nil {
 				if c, ok := o.Data.(*capability.CountOut); ok {
 					v.Count = countLabel(c.Count, c.CountCapped)
 				}
@@ -319,7 +341,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")
 	if d.HasStats && rq.Get("overview") == "1" {
-		d.Overview = u.inboxOverview(r, pg.P, q)
+		d.Overview = u.inboxOverview(r, pg.P, queueDefault(q))
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d
@@ -447,7 +469,7 @@ func (u *UI) rowsFor(r *http.Request, s *session, items []*api.Mention) (string,
 // mentionRows is the next page for infinite scroll: rendered rows plus the
 // following cursor.
 func (u *UI) mentionRows(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	q.Set("cursor", r.URL.Query().Get("cursor"))
 	o := u.run(r.Context(), s.p, "list_mentions", q, true)
 	if o.Err != nil {
@@ -464,7 +486,7 @@ func (u *UI) mentionRows(w http.ResponseWriter, r *http.Request, s *session) (an
 // pollMentions returns mentions collected since `after` (list_mentions in
 // sync mode, with the inbox's filters), newest first, and the next since.
 func (u *UI) pollMentions(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	since := r.URL.Query().Get("after") // not "since": that is the published-at filter
 	if since == "" {
 		return nil, capability.Invalid("after", "after (a collected_at time) is required")
@@ -625,7 +647,7 @@ func (u *UI) exportCSV(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		u.redirect(w, r, "/projects/new")
 		return
 	}
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	q.Del("limit")
 	o := u.run(r.Context(), s.p, "export_mentions", q, true)
 	if o.Err != nil {

@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,47 @@ func TestInboxDropsEmptyParameters(t *testing.T) {
 	}
 	if st, _, _ := c.get("/?search=outage"); st != http.StatusOK {
 		t.Errorf("a clean URL: %d", st)
+	}
+}
+
+// TestFilteredView: the New view (and its count) leaves out mentions judged
+// not relevant and own posts; the Filtered view lists them with a count,
+// each with a button that pulls it back into New.
+func TestFilteredView(t *testing.T) {
+	e, c := ownerClient(t, 0)
+	ctx := context.Background()
+	at := time.Now().Add(-time.Hour)
+	res, err := e.st.IngestMentions(ctx, e.proj.ID, 0, []store.NewMention{
+		{Source: "x", ExternalID: "f1", URL: "https://x.example/f1", AuthorHandle: "a", Text: "Looney Tunes ACME anvils", PublishedAt: at, IsRelevant: false, Category: "other", Sentiment: "neutral"},
+		{Source: "x", ExternalID: "f2", URL: "https://x.example/f2", AuthorHandle: "us", Text: "Our status: all systems go", PublishedAt: at, IsRelevant: false, Own: true, Category: "other", Sentiment: "neutral"},
+		{Source: "x", ExternalID: "f3", URL: "https://x.example/f3", AuthorHandle: "b", Text: "Acme app is down", PublishedAt: at, IsRelevant: true, Category: "bug_report", Sentiment: "negative"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := c.get("/?status=new")
+	must(t, body, "Acme app is down", `href="/?is_relevant=false&amp;status=new">Filtered <span class="vcount" data-count="2"`)
+	if strings.Contains(body, "Looney Tunes") || strings.Contains(body, "all systems go") {
+		t.Error("the New view lists filtered mentions")
+	}
+	_, body, _ = c.get("/?is_relevant=false&status=new")
+	must(t, body, "Looney Tunes ACME anvils", "Our status: all systems go", `aria-current="page">Filtered`, `class="btn-small rel-btn" aria-keyshortcuts="p">Relevant: back to New`)
+	if strings.Contains(body, "Acme app is down") {
+		t.Error("the Filtered view lists a relevant mention")
+	}
+	var id string
+	for _, m := range res.Created {
+		if m.ExternalID == "f1" {
+			id = m.ID
+		}
+	}
+	c.get("/?is_relevant=false&status=new")
+	if st, _, h := c.post("/a/update_mention_status", url.Values{"id": {id}, "is_relevant": {"true"}, "_back": {"/?is_relevant=false&status=new"}}, true); st != http.StatusSeeOther || h.Get("Location") != "/?is_relevant=false&status=new" {
+		t.Fatalf("pull back: %d %q", st, h.Get("Location"))
+	}
+	_, body, _ = c.get("/?status=new")
+	must(t, body, "Looney Tunes ACME anvils", `Filtered <span class="vcount" data-count="1"`)
+	if m, _ := e.st.Mention(ctx, e.proj.ID, id); m == nil || !m.IsRelevant || m.Status != "new" {
+		t.Errorf("pulled back: %+v", m)
 	}
 }

@@ -505,3 +505,18 @@ function basePath() {
   var p = s ? new URL(s.src, location.href).pathname : "/static/app.js";
   return p.slice(0, p.length - "/static/app.js".length);
 }
+
+// p pulls the current Filtered mention (judged not relevant, or an own
+// post) back into New: its "Relevant: back to New" button, which posts the
+// judgment (it teaches the relevance model) and comes back to this view.
+(function () {
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "p" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var b = document.querySelector(".mention.cur .rel-btn");
+    if (!b) return;
+    e.preventDefault();
+    b.click();
+  });
+})();
