@@ -82,6 +82,7 @@ try {
   const filedID = fresh.body.data.items[0].id;
   const filed = await api("/api/v1/mentions/" + filedID, "PATCH", { is_relevant: false });
   check(filed.status === 200 && filed.body.data.is_relevant === false, "the API files a mention under Filtered");
+  let pulled = "";
   for (const [w, h] of [[1280, 800], [360, 780]]) {
     const ctx = await browser.newContext({ viewport: { width: w, height: h } });
     const page = await ctx.newPage();
@@ -91,8 +92,7 @@ try {
     const shown = +(await filteredLink.locator(".vcount").getAttribute("data-count"));
     const apiN = await count("status=new&is_relevant=false");
     check(shown === apiN && shown > 0, `the Filtered view's count ${shown} is the API's ${apiN}`);
-    const inNew = await page.locator(`#m-${filedID}`).count();
-    check(inNew === 0, "the filtered mention is not in New");
+    if (pulled !== filedID) check(await page.locator(`#m-${filedID}`).count() === 0, "the filtered mention is not in New");
     await Promise.all([page.waitForLoadState("load"), filteredLink.click()]);
     await page.waitForLoadState("load");
     check(new URL(page.url()).search === "?is_relevant=false&status=new", "the Filtered view's URL");
@@ -102,6 +102,7 @@ try {
     // p pulls the current mention back into New.
     await page.keyboard.press("j");
     const cur = await page.locator(".mention.cur").getAttribute("data-id");
+    pulled = cur;
     await Promise.all([page.waitForURL(/is_relevant=false/), page.waitForLoadState("load"), page.keyboard.press("p")]);
     await page.waitForSelector(".view-list");
     const after = +(await page.locator(".view-list a", { hasText: "Filtered" }).locator(".vcount").getAttribute("data-count"));
