@@ -5,7 +5,8 @@
 // the URL carries no empty parameters, a malformed search says why, and the
 // Filtered view has a count and p pulls its current mention back into New.
 // axe runs on each of these states.
-import { BASE, api, axeCheck, check, fail, finish, launch, login } from "./lib.mjs";
+import { join } from "node:path";
+import { BASE, OUT, api, axeCheck, check, fail, finish, launch, login } from "./lib.mjs";
 
 // firstRow describes the first mention row and its first <mark>: whether
 // each lies wholly inside the viewport, and the mark inside its line's box
@@ -53,6 +54,7 @@ try {
     const first = await firstRow(page);
     check(first && first.rowVisible, "the first result is fully visible without scrolling");
     check(first && /^export/i.test(first.mark) && first.markVisible, `the matched word is marked inside the row's visible line: "${first && first.mark}"`);
+    await page.screenshot({ path: join(OUT, `search-${w}.png`) });
     await axeCheck(page, `search results ${w}`);
 
     // The grammar: the rows listed are the ones the API counts.
