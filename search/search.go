@@ -181,13 +181,13 @@ func lex(s string) ([]token, error) {
 			i += j + 2
 			continue
 		}
-		j := i
-		for j < len(s) && !strings.ContainsRune(" \t\n\r()\"", rune(s[j])) {
-			_, sz := utf8.DecodeRuneInString(s[j:])
-			if r2, _ := utf8.DecodeRuneInString(s[j:]); r2 == '\u00a0' || r2 == '\u3000' {
+		j := i // the token runs to a space, a parenthesis or a quote
+		for j < len(s) {
+			r2, size := utf8.DecodeRuneInString(s[j:])
+			if strings.ContainsRune(" \t\n\r()\"\u00a0\u3000", r2) {
 				break
 			}
-			j += sz
+			j += size
 		}
 		raw := s[i:j]
 		i = j
