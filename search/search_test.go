@@ -156,3 +156,27 @@ func TestFTSNarrowsOnlyWhereItCan(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: any search either parses or is an *Error, and a parsed one
+// compiles and marks without panicking; Match agrees with Spans about
+// whether a positive single word is found.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`"a b`, "-(x OR y) z", "a OR", "((a))", `author:@x -"p q" OR source:x`, "ß🔥é", "- -- ---a", ")(", `""""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := Parse(s)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Parse(%q): %T", s, err)
+			}
+			return
+		}
+		q.SQL(true)
+		q.SQL(false)
+		q.FTS()
+		q.Spans(s)
+		q.Match(Doc{Text: s})
+	})
+}
