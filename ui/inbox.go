@@ -330,6 +330,15 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			if v.Count != nil {
 				vl.Count = countLabel(*v.Count, v.CountCapped)
 			}
+			if qq := queueDefault(vq); qq.Get("is_relevant") != vq.Get("is_relevant") {
+				// A saved view of new mentions lists the queue here: its
+				// count must too (list_views counts as the API lists).
+				if o := u.run(ctx, pg.P, "count_mentions", qq, true); o.Err == nil {
+					if c, ok := o.Data.(*capability.CountOut); ok {
+						vl.Count = countLabel(c.Count, c.CountCapped)
+					}
+				}
+			}
 			d.Views = append(d.Views, vl)
 		}
 	}
