@@ -14,7 +14,7 @@ type Mention struct {
 	PublishedAt      string           `json:"published_at"`
 	CollectedAt      string           `json:"collected_at"`
 	Engagement       map[string]int64 `json:"engagement"`
-	IsRelevant       bool             `json:"is_relevant" doc:"Really about the brand. False for name clashes and for the project's own posts; such mentions fire no mention.created and no alert."`
+	IsRelevant       bool             `json:"is_relevant" doc:"Really about the brand. False for name clashes and for the project's own posts (the Filtered view: status=new&is_relevant=false), unless a person pulled the mention back (update_mention_status is_relevant=true); such mentions fire no mention.created and no alert."`
 	Category         string           `json:"category"`
 	Sentiment        string           `json:"sentiment"`
 	Urgency          int              `json:"urgency"`
@@ -22,7 +22,7 @@ type Mention struct {
 	Status           string           `json:"status"`
 	Classifier       string           `json:"classifier"`
 	UpdatedAt        string           `json:"updated_at"`
-	Own              bool             `json:"own" doc:"Posted by the project's own account or on its own website: kept, but not a mention to triage (is_relevant is false)."`
+	Own              bool             `json:"own" doc:"Posted by the project's own account or on its own website: kept, but not a mention to triage (is_relevant is false, unless a person pulled it back)."`
 	CategoryReason   string           `json:"category_reason" doc:"Why the classifier chose this category, in one short sentence; empty when it gave none."`
 	UrgencyReason    string           `json:"urgency_reason" doc:"Why the urgency is what it is, in one short sentence; empty when the classifier gave none."`
 	RelevanceReason  string           `json:"relevance_reason" doc:"Why the mention is (not) relevant or is an own post, in one short sentence; empty when the classifier gave none."`

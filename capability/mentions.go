@@ -14,6 +14,7 @@ import (
 
 	"earshot/api"
 	"earshot/collect"
+	"earshot/search"
 	"earshot/store"
 	"earshot/vocab"
 )
@@ -50,8 +51,9 @@ type ListMentionsOut struct {
 
 type UpdateMentionStatusIn struct {
 	ID               string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
-	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the request is a validation error naming status."`
+	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility, is_relevant or any of them; with none the request is a validation error naming status."`
 	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=@public_visibilities" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
+	IsRelevant       *bool  `json:"is_relevant,omitempty" doc:"A person's judgment of relevance, which teaches the relevance model: true pulls a Filtered mention (judged not relevant, or the brand's own post) back into the triage queue (status=new&is_relevant=true); false files it under Filtered."`
 }
 
 // CorrectMentionIn is a person's correction of a mention's classification.
@@ -124,7 +126,7 @@ func (s *Service) mentionCaps() []*Capability {
 		Define(Capability{Name: "list_mentions", Title: "List mentions", Group: "mention", Method: "GET", Path: "/api/v1/mentions",
 			Scope: MentionsRead, Idempotent: true,
 			Description: "The triage inbox: collected posts with their AI classification, newest first (or most urgent first with sort=urgency), filtered and paged with an opaque cursor. " +
-				"Use status=new to find what needs triage, min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + " for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
+				"Use status=new&is_relevant=true for the triage queue (the dashboard's New: status=new alone also lists the Filtered mentions, those judged not relevant and the brand's own posts, status=new&is_relevant=false), min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + " for what is worth interrupting someone for, and collected_since to sync everything collected since your last run."},
 			s.listMentions),
 		Define(Capability{Name: "get_mention", Title: "Get a mention", Group: "mention", Method: "GET", Path: "/api/v1/mentions/:id",
 			Scope: MentionsRead, Idempotent: true, Description: "Get one mention with its classification and triage status."},
@@ -136,16 +138,18 @@ func (s *Service) mentionCaps() []*Capability {
 			Scope: MentionsWrite, Write: true, Idempotent: true,
 			Description: "Set a mention's status: reviewed (seen), done (handled), ignored (not really about the brand — this also teaches the relevance model) or back to new; " +
 				"and/or its public_visibility on the public page: featured (always shown, first), hidden (never) or auto. Returns the full mention. " +
+				"is_relevant=true pulls a Filtered mention (judged not relevant, or an own post) back into the triage queue and teaches the relevance model; false files it under Filtered. " +
 				"Only a status change fires mention.updated."},
 			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*api.Mention, error) {
-				if in.Status == "" && in.PublicVisibility == "" {
+				if in.Status == "" && in.PublicVisibility == "" && in.IsRelevant == nil {
 					// The spec makes status required; CONTRACT §9 adds
-					// public_visibility as the alternative. An empty
+					// public_visibility as the alternative (and the
+					// Filtered queue's pull-back is_relevant). An empty
 					// PATCH answered 200 and changed nothing, which hid
 					// a client's mistake.
-					return nil, Invalid("status", "status is required (new, reviewed, done or ignored) unless public_visibility is given")
+					return nil, Invalid("status", "status is required (new, reviewed, done or ignored) unless public_visibility or is_relevant is given")
 				}
-				m, err := s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
+				m, err := s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility, IsRelevant: in.IsRelevant})
 				return m.Record(), err
 			}),
 		Define(Capability{Name: "correct_mention", Title: "Correct a mention's classification", Group: "mention", Method: "POST", Path: "/api/v1/mentions/:id/correction",
@@ -178,6 +182,9 @@ func (s *Service) mentionCaps() []*Capability {
 // filter turns the query into a store filter, resolving presets at now.
 func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (store.MentionFilter, error) {
 	now := s.now()
+	if err := checkSearch(q.Search, "search"); err != nil {
+		return store.MentionFilter{}, err
+	}
 	f := q.Resolve(p.ProjectID, now)
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return f, Invalid("max_urgency", "max_urgency must be at least min_urgency")
@@ -205,6 +212,18 @@ func (s *Service) filter(ctx context.Context, p *Principal, q MentionQuery) (sto
 		return f, err
 	}
 	return f, nil
+}
+
+// checkSearch refuses a search that does not parse (package search), as a
+// 400 naming param, with the parser's hint.
+func checkSearch(q, param string) error {
+	if q == "" {
+		return nil
+	}
+	if _, err := search.Parse(q); err != nil {
+		return Invalid(param, "%s: %v (README: Search)", param, err)
+	}
+	return nil
 }
 
 // checkMonitorRef checks a filter's monitor id (none is fine): the monitor

@@ -35,6 +35,9 @@ func (s *Service) checkFilters(ctx context.Context, p *Principal, f *MentionFilt
 	if f == nil {
 		return nil
 	}
+	if err := checkSearch(f.Search, "filters.search"); err != nil {
+		return err
+	}
 	if f.MinUrgency != nil && f.MaxUrgency != nil && *f.MinUrgency > *f.MaxUrgency {
 		return Invalid("filters.max_urgency", "filters.max_urgency must be at least filters.min_urgency")
 	}

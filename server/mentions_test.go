@@ -265,13 +265,17 @@ func TestMentionSearch(t *testing.T) {
 		seeded = append(seeded, ms...)
 	}
 	e.seedMentions(e.projB, nil, 1, time.Now(), func(_ int, m *store.NewMention) { m.Text = "acme in project b" })
+	// The grammar (package search): words are letters and digits, each a
+	// word prefix after an English ending is dropped; punctuation joins
+	// words into a phrase; "quotes", -, OR, parentheses, fields.
 	cases := map[string][]int{
-		"$5.99+tax?": {0}, "(new)": {0}, "50%": {1}, "%": {1}, "_": {2, 7}, "snake_case": {2}, `"acme is`: {3}, "'s": {0},
-		"école": {4}, "CAFÉ": {4}, "🎉": {5}, "🎉🎉 a": {5}, "b*c+d[": {6}, ".": {0, 6}, "a_b": {7}, "x": {0, 8}, "ti": {8},
+		"$5.99+tax?": {0}, "(new)": {0}, "50%": {1}, "snake_case": {2}, `"acme is"`: {3}, "acme's": {0},
+		"école": {4}, "CAFÉ": {4}, "b*c+d[": {6}, "a_b": {6, 7}, "x": {8}, "ti": {8},
 		"acme": {0, 1, 2, 3, 5}, "ACME": {0, 1, 2, 3, 5}, "naïve": {9}, "nothing-here": {},
-		// Longer than the dozen trigrams the index is asked for; the words
-		// of 11 hold most of them but not the substring.
-		"checkout keeps failing": {10}, "keeps failing": {10, 11}, "the step two": {11},
+		"checkout keeps failing": {10, 11}, `"checkout keeps failing"`: {10}, "keeps failing": {10, 11},
+		`"the step two"`: {11}, "checkouts": {10, 11}, "acme -config -great": {0, 1, 5},
+		"café OR naïve": {4, 9}, "acme (plan OR today)": {0, 1}, "-acme -x": {4, 6, 7, 9, 10, 11},
+		"source:reddit acme": {0, 1, 2, 3, 5}, "source:x acme": {}, "author:nobody": {},
 	}
 	for _, phase := range []string{"pending", "indexed"} {
 		if phase == "indexed" {
@@ -304,6 +308,35 @@ func TestMentionSearch(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMalformedSearchIsRefused: a search that does not parse is a 400
+// VALIDATION_ERROR naming search, with a hint, in the list and the counts,
+// and naming filters.search in a saved view and an alert.
+func TestMalformedSearchIsRefused(t *testing.T) {
+	e := newEnv(t)
+	for q, hint := range map[string]string{
+		`"acme outage`: `close it with another "`, "acme OR": "both sides of OR", "OR acme": "both sides of OR",
+		"🎉 %": "at least one word", "lang:en": "the fields are author:, source: and category:", "(acme": "close it with )",
+		"source:myspace": "reddit", `""`: "between the quotes",
+	} {
+		for _, path := range []string{"/api/v1/mentions", "/api/v1/mention-count"} {
+			r := e.do("GET", path+"?search="+url.QueryEscape(q), e.keyA, nil).expect(400, "VALIDATION_ERROR")
+			if r.errParam() != "search" || !strings.Contains(string(r.raw), strings.ReplaceAll(hint, `"`, `\"`)) {
+				t.Errorf("GET %s search %q: param %q, body %s; want search and the hint %q", path, q, r.errParam(), r.raw, hint)
+			}
+		}
+	}
+	r := e.do("POST", "/api/v1/views", e.keyA, map[string]any{"name": "bad", "filters": map[string]any{"search": "acme OR"}}).expect(400, "VALIDATION_ERROR")
+	if r.errParam() != "filters.search" {
+		t.Errorf("view: param %q, want filters.search", r.errParam())
+	}
+	r = e.do("POST", "/api/v1/alerts", e.keyA, map[string]any{"name": "bad", "channel": "email", "target": "ops@example.com",
+		"filters": map[string]any{"search": `"acme`}}).expect(400, "VALIDATION_ERROR")
+	if r.errParam() != "filters.search" {
+		t.Errorf("alert: param %q, want filters.search", r.errParam())
+	}
+	e.do("POST", "/api/v1/views", e.keyA, map[string]any{"name": "good", "filters": map[string]any{"search": `acme -"service outage" OR source:reddit`}}).ok()
 }
 
 func TestStatusUpdateAndGet(t *testing.T) {

@@ -33,6 +33,10 @@ const wallWindow = 90 * 24 * time.Hour
 type MentionChange struct {
 	Status           string
 	PublicVisibility string
+	// IsRelevant, when set, is a person's judgment of relevance: it moves
+	// a mention in or out of the Filtered view (is_relevant false) and
+	// teaches the relevance model (relevance_judged, TriageExamples).
+	IsRelevant *bool
 }
 
 // UpdateMention applies a triage change in one transaction. Only a status that
@@ -52,8 +56,15 @@ func (s *Store) UpdateMention(ctx context.Context, projectID, id string, ch Ment
 		prev := m.Status
 		statusChanged := ch.Status != "" && ch.Status != m.Status
 		visChanged := ch.PublicVisibility != "" && ch.PublicVisibility != m.PublicVisibility
-		if !statusChanged && !visChanged {
+		relChanged := ch.IsRelevant != nil && *ch.IsRelevant != m.IsRelevant
+		if !statusChanged && !visChanged && !relChanged {
 			return nil
+		}
+		if relChanged {
+			m.IsRelevant = *ch.IsRelevant
+			if _, err := tx.ExecContext(ctx, `UPDATE mentions SET is_relevant = ?, relevance_judged = 1 WHERE id = ?`, boolInt(m.IsRelevant), id); err != nil {
+				return err
+			}
 		}
 		if statusChanged {
 			m.Status = ch.Status

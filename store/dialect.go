@@ -1,7 +1,5 @@
 package store
 
-import "strings"
-
 // SQL fragments whose text differs between SQLite and PostgreSQL. Each
 // returns the SQLite form unchanged, so SQLite keeps the statements (and
 // query plans) it had; PostgreSQL gets the plain equivalent and leaves the
@@ -38,28 +36,4 @@ func jsonCount(pg bool, col string) string {
 		return `COALESCE((CAST(` + col + ` AS jsonb) ->> ?)::bigint, 0)`
 	}
 	return `COALESCE(json_extract(` + col + `, '$.' || ?), 0)`
-}
-
-// likeEscape escapes LIKE's wildcards (and the escape character itself)
-// in s, for `LIKE '%' || ? || '%' ESCAPE '\'`: the search is a plain
-// substring, so a % or _ in it matches only itself.
-func likeEscape(s string) string {
-	if !strings.ContainsAny(s, `\%_`) {
-		return s
-	}
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
-// searchCond is the exact search predicate: the mention's text, Unicode
-// case-folded, contains the folded search. SQLite folds the text in SQL
-// (earshot_fold, mentions.go) and finds candidates through its FTS5
-// trigram index first; PostgreSQL keeps the folded text in text_folded,
-// written at ingest, whose pg_trgm GIN index answers this LIKE by itself.
-func searchCond(pg bool, search string) (string, any) {
-	folded := Fold(search)
-	if pg {
-		return `m.text_folded LIKE '%' || ? || '%' ESCAPE '\'`, likeEscape(folded)
-	}
-	return `instr(earshot_fold(m.text), ?) > 0`, folded
 }

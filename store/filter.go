@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"earshot/search"
 )
 
 // This file is the one mention filter: its written form (Filter), the
@@ -14,7 +16,7 @@ import (
 // checks that the SQL and the predicate select the same mentions.
 //
 // Semantics, where earlier copies disagreed (docs/decisions.md#mentions):
-// until is exclusive, search folds Unicode case (straße finds STRASSE),
+// until is exclusive, search is package search's grammar (straße finds STRASSE),
 // author_handle ignores ASCII case and a leading @.
 
 // Filter is a mention filter as people and agents write it: the query of
@@ -31,7 +33,7 @@ type Filter struct {
 	MinUrgency       *int   `json:"min_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Lowest urgency (0-100)."`
 	MaxUrgency       *int   `json:"max_urgency,omitempty" in:"query" validate:"min=0,max=100" doc:"Highest urgency (0-100)."`
 	AuthorHandle     string `json:"author_handle,omitempty" in:"query" validate:"maxlen=200" doc:"Author handle, with or without the @; letter case is ignored, as the platforms ignore it."`
-	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Substring of the mention text, ignoring case (Unicode case folding: straße finds STRASSE)."`
+	Search           string `json:"search,omitempty" in:"query" validate:"maxlen=200" doc:"Search of the mention text (README: Search). Each word finds words starting with it, after a trailing -s, -es, -ies, -ed or -ing is dropped (outage finds outages, outages finds outage); letter case is ignored (Unicode case folding: straße finds STRASSE). Words are combined with AND; \"a quoted phrase\" finds those whole words in order; -word leaves out; a OR b finds either (OR binds tighter than AND: acme outage OR refund is acme AND (outage OR refund)); parentheses group; author:handle, source:reddit and category:bug_report filter fields. A malformed search (unbalanced quote or parenthesis, a lone OR, an unknown field, no word) is a 400 VALIDATION_ERROR naming search, with a hint."`
 	IsRelevant       *bool  `json:"is_relevant,omitempty" in:"query" doc:"true: only mentions really about the brand; false: only the irrelevant ones."`
 	Own              *bool  `json:"own,omitempty" in:"query" doc:"true: only the project's own posts (by its own accounts or on its website; never relevant); false: leave them out."`
 	DatePreset       string `json:"date_preset,omitempty" in:"query" validate:"enum=@date_presets" doc:"Named publication window, computed in UTC."`
@@ -99,6 +101,14 @@ func (f Filter) Resolve(projectID string, now time.Time) MentionFilter {
 		Status: f.Status, MinUrgency: f.MinUrgency, MaxUrgency: f.MaxUrgency, AuthorHandle: strings.TrimPrefix(f.AuthorHandle, "@"),
 		Search: f.Search, IsRelevant: f.IsRelevant, Own: f.Own, PublicVisibility: f.PublicVisibility, StoryID: f.StoryID,
 		Assignee: f.Assignee, Tag: NormalizeTag(f.Tag)}
+	if q := search.Lenient(f.Search); q != nil {
+		// The search's top-level author:, source: and category: become
+		// the filters of the same name, so their indexes serve them.
+		mf.Query, mf.AuthorHandle, mf.Source, mf.Category = q.Narrow(mf.AuthorHandle, mf.Source, mf.Category)
+		if mf.Query == nil {
+			mf.Search = ""
+		}
+	}
 	if t, ok := PresetSince(f.DatePreset, now); ok {
 		mf.Since = &t
 	}
@@ -125,7 +135,8 @@ type MentionFilter struct {
 	MinUrgency   *int
 	MaxUrgency   *int
 	AuthorHandle string // ASCII case ignored
-	Search       string // Unicode case-folded substring of the text
+	Search       string // a search (package search); Query is its parse when set
+	Query        *search.Query
 	IsRelevant   *bool
 	Own          *bool // the project's own posts (true) or everything else (false)
 	// Not shown in the API: a status and a category to leave out.
@@ -241,12 +252,24 @@ func (f MentionFilter) conditions(pg bool, add func(cond string, args ...any)) {
 	if f.Tag != "" {
 		add(`EXISTS (SELECT 1 FROM mention_tags t WHERE t.project_id = m.project_id AND t.tag = ? AND t.mention_id = m.id)`, f.Tag)
 	}
-	if f.Search != "" {
-		// The exact predicate: Unicode case-folded substring (searchCond:
-		// folded in SQL on SQLite, stored folded on PostgreSQL).
-		cond, arg := searchCond(pg, f.Search)
-		add(cond, arg)
+	if q := f.query(); q != nil {
+		// The exact predicate (search.Query.SQL: folded in SQL on SQLite,
+		// stored folded on PostgreSQL).
+		cond, args := q.SQL(pg)
+		add(cond, args...)
 	}
+}
+
+// query is the filter's parsed search: Query, else Search read leniently
+// (a search stored before the grammar may not parse), nil for none.
+func (f MentionFilter) query() *search.Query {
+	if f.Query != nil {
+		return f.Query
+	}
+	if f.Search == "" {
+		return nil
+	}
+	return search.Lenient(f.Search)
 }
 
 // Match reports whether the filter selects m, the way conditions selects
@@ -297,7 +320,8 @@ func (f MentionFilter) Match(m *Mention) bool {
 	if !f.matchTeam(m) {
 		return false
 	}
-	return f.Search == "" || strings.Contains(Fold(m.Text), Fold(f.Search))
+	q := f.query()
+	return q == nil || q.Match(search.Doc{Text: m.Text, Author: m.AuthorHandle, Source: m.Source, Category: m.Category})
 }
 
 // asciiFold lower-cases ASCII letters only, as SQLite's NOCASE compares.

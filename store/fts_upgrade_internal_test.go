@@ -56,7 +56,7 @@ func TestFoldedSearchIndexUpgrade(t *testing.T) {
 	if n, err := st.IndexSearch(ctx, 100); err != nil || n != 2 {
 		t.Fatalf("reindexed %d, %v; want both mentions", n, err)
 	}
-	if !st.searchIsRare(ctx, "straße") {
+	if st.rareSearch(ctx, MentionFilter{ProjectID: p.ID, Search: "straße"}) == "" {
 		t.Fatal("the search is not asked of the index")
 	}
 	got, err := st.ListMentions(ctx, MentionFilter{ProjectID: p.ID, Search: "straße"}, nil, 10)

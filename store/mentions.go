@@ -10,12 +10,11 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"earshot/api"
 	"earshot/internal/workers"
 
-	"golang.org/x/text/cases"
+	"earshot/search"
 	"modernc.org/sqlite"
 )
 
@@ -109,37 +108,9 @@ func scanMention(row interface{ Scan(...any) error }) (*Mention, error) {
 	return &m, nil
 }
 
-// Fold is the case folding used by search: Unicode-aware, so "É" finds "é".
-var folder = cases.Fold()
-
-// Fold folds s for case-insensitive substring comparison.
-//
-// ASCII text, most posts, folds to its lower case: that path skips the
-// Unicode caser (8.6 µs for a 150-character post, 0.3 µs here), which
-// matters where SQLite folds every row of a window (a search's overview
-// over 50,000 mentions).
-func Fold(s string) string {
-	lower := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return folder.String(s)
-		}
-		if 'A' <= c && c <= 'Z' {
-			lower = false
-		}
-	}
-	if lower {
-		return s
-	}
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
+// Fold is the case folding used by search (search.Fold): Unicode-aware,
+// so "É" finds "é".
+func Fold(s string) string { return search.Fold(s) }
 
 func init() {
 	// fold(text) lets SQL compare with Unicode case folding, where the
@@ -155,6 +126,16 @@ func init() {
 		default:
 			return fmt.Sprint(v), nil
 		}
+	})
+	// earshot_match(text, leaf) is one word or phrase of a search over
+	// the text, folded here (search.Query.SQL writes the calls).
+	sqlite.MustRegisterDeterministicScalarFunction("earshot_match", 2, func(ctx *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		text, _ := args[0].(string)
+		if b, ok := args[0].([]byte); ok {
+			text = string(b)
+		}
+		leaf, _ := args[1].(string)
+		return int64(boolInt(search.MatchLeaf(Fold(text), leaf))), nil
 	})
 }
 
@@ -208,9 +189,6 @@ type Position struct {
 	// Urgency is the third key when ordering by urgency (PositionOf).
 	Urgency int `json:"u,omitempty"`
 }
-
-// minTrigramSearch is the shortest search the trigram index can answer.
-const minTrigramSearch = 3
 
 // rareSearchCap: a search whose index matches stay under this is answered
 // from the index then sorted; a more common one is found faster by walking
@@ -295,42 +273,6 @@ func (s *Store) explain(ctx context.Context, q string, args []any) (string, erro
 	return b.String(), rows.Err()
 }
 
-// maxQueryTrigrams bounds how many of a long search's trigrams the index
-// is asked for: any dozen already narrow the candidates to a handful, and
-// the exact predicate decides.
-const maxQueryTrigrams = 12
-
-// ftsTrigrams turns a search of three or more characters into an FTS5
-// query for rows holding its folded trigrams (all of them, or
-// maxQueryTrigrams spread over it, first and last included). The index
-// holds folded text (IndexSearch, migration 141), so every row whose folded
-// text contains the folded search is a candidate. It keeps no positions
-// (detail=none: a third of the size, indexing 2.4x faster), so it cannot
-// answer phrases; the rows it returns are candidates that the exact
-// case-folded substring predicate then filters.
-func ftsTrigrams(search string) string {
-	r := []rune(Fold(search))
-	n := len(r) - 2
-	if n <= 0 {
-		return `""`
-	}
-	picks := min(n, maxQueryTrigrams)
-	var b strings.Builder
-	last := -1
-	for k := range picks {
-		i := k * (n - 1) / max(picks-1, 1)
-		if i == last {
-			continue
-		}
-		last = i
-		if b.Len() > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteString(`"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`)
-	}
-	return b.String()
-}
-
 func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Position, limit int) (string, []any, error) {
 	var where []string
 	var args []any
@@ -346,6 +288,10 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		orderCol = "m.collected_at"
 	}
 	byUrgency := f.ByUrgency && !sync
+	rare := ""
+	if !s.pg {
+		rare = s.rareSearch(ctx, f)
+	}
 	// Where the rows come from. CROSS JOIN makes SQLite fetch candidates by
 	// key instead of walking the project in date order; a walk names its
 	// date-ordered index, or SQLite may pick a value index (status, source,
@@ -372,12 +318,12 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 		if f.Assignee != "" && f.Assignee != AssigneeNone {
 			add(`m.assignee_id IS NOT NULL`) // lets the partial index match
 		}
-	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+	case rare != "":
 		// A rare search: the trigram index's matches plus rows the indexer
 		// has not reached.
 		from = `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
 			CROSS JOIN mentions m ON m.rowid = cand.k`
-		fromArgs = append(fromArgs, ftsTrigrams(f.Search))
+		fromArgs = append(fromArgs, rare)
 	case f.StoryID != "":
 		// A story's mentions are few and have their own date index.
 		from = `mentions m INDEXED BY mentions_story`
@@ -435,7 +381,7 @@ func (s *Store) mentionQuery(ctx context.Context, f MentionFilter, after *Positi
 }
 
 // IndexSearch moves up to limit pending mentions into the trigram index (as
-// folded text, see ftsTrigrams) in one transaction and reports how many it
+// folded text, see search.Query.FTS) in one transaction and reports how many it
 // indexed. FTS5 flushes at every statement, so indexing many rows in one
 // statement writes one segment instead of one per row.
 //
@@ -579,43 +525,69 @@ func (s *Store) rareValue(ctx context.Context, f MentionFilter) (valueRows, bool
 // index (OFFSET 0 keeps the subquery, and so the index, apart from the
 // ordered walk or the date range a list or a count makes of the rest).
 func (s *Store) pgSource(ctx context.Context, f MentionFilter) (string, []any) {
-	if f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search) {
-		cond, arg := searchCond(true, f.Search)
-		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, []any{arg}
+	if s.rareSearch(ctx, f) != "" {
+		cond, args := f.query().SQL(true)
+		return `(SELECT * FROM mentions m WHERE ` + cond + ` OFFSET 0) AS m`, args
 	}
 	return `mentions m`, nil
 }
 
-// searchIsRare asks the trigram index whether a search has few matches (in
-// all projects), bounded so the question itself stays cheap.
-func (s *Store) searchIsRare(ctx context.Context, search string) bool {
+// rareSearch asks the trigram index whether the filter's search has few
+// matches (in all projects), bounded so the question itself stays cheap.
+// It returns the search's FTS5 query (SQLite's candidates; on PostgreSQL
+// only a mark), "" for no search, a common one, or one the index cannot
+// narrow (search.Query.FTS).
+func (s *Store) rareSearch(ctx context.Context, f MentionFilter) string {
+	q := f.query()
+	if q == nil {
+		return ""
+	}
+	fts, ok := q.FTS()
+	if !ok {
+		return ""
+	}
 	var n int
 	if s.pg {
-		cond, arg := searchCond(true, search)
-		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, arg, rareSearchCap).Scan(&n)
-		return err == nil && n < rareSearchCap
+		cond, args := q.SQL(true)
+		err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM mentions m WHERE `+cond+` LIMIT ?) AS c`, append(args, rareSearchCap)...).Scan(&n)
+		if err != nil || n >= rareSearchCap {
+			return ""
+		}
+		return fts
 	}
 	err := s.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM mentions_fts WHERE mentions_fts MATCH ? LIMIT ?)`,
-		ftsTrigrams(search), rareSearchCap).Scan(&n)
-	return err == nil && n < rareSearchCap
+		fts, rareSearchCap).Scan(&n)
+	if err != nil || n >= rareSearchCap {
+		return ""
+	}
+	return fts
 }
 
 // TriageExamples returns the most recently triaged mentions of a project:
-// ignored ones are negative relevance examples, reviewed/done positive.
-// The brand's own posts are left out: they are irrelevant for who wrote
-// them, not for their words, and a team ignoring its own announcements
-// must not teach that the product's words are off-topic.
+// ignored ones are negative relevance examples, reviewed/done positive;
+// and those still new whose relevance a person set (pulled back from the
+// Filtered view, or filed there: UpdateMention), labelled so. The brand's
+// own posts are left out: they are irrelevant for who wrote them, not for
+// their words, and a team ignoring its own announcements must not teach
+// that the product's words are off-topic. Each half reads its own partial
+// index (mentions_triaged, mentions_judged).
 func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int) (texts []string, relevant []bool, version string, err error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT text, status, updated_at FROM mentions WHERE project_id = ? AND status IN ('ignored','reviewed','done')
-		AND own = 0 ORDER BY updated_at DESC LIMIT ?`, projectID, limit)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT text, rel, updated_at FROM (
+		SELECT * FROM (SELECT text, CASE WHEN status = 'ignored' THEN 0 ELSE 1 END AS rel, updated_at FROM mentions
+			WHERE project_id = ? AND status IN ('ignored','reviewed','done') AND own = 0 ORDER BY updated_at DESC LIMIT ?) AS t
+		UNION ALL
+		SELECT * FROM (SELECT text, is_relevant AS rel, updated_at FROM mentions
+			WHERE project_id = ? AND relevance_judged = 1 AND status = 'new' AND own = 0 ORDER BY updated_at DESC LIMIT ?) AS j
+		) AS u ORDER BY updated_at DESC LIMIT ?`, projectID, limit, projectID, limit, limit)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
-		var text, status, upd string
-		if err := rows.Scan(&text, &status, &upd); err != nil {
+		var text, upd string
+		var rel int
+		if err := rows.Scan(&text, &rel, &upd); err != nil {
 			return nil, nil, "", err
 		}
 		if n == 0 {
@@ -623,7 +595,7 @@ func (s *Store) TriageExamples(ctx context.Context, projectID string, limit int)
 		}
 		n++
 		texts = append(texts, text)
-		relevant = append(relevant, status != "ignored")
+		relevant = append(relevant, rel != 0)
 	}
 	return texts, relevant, fmt.Sprintf("%s/%d", version, n), rows.Err()
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // SentimentCounts is a number of mentions, in all and per sentiment.
@@ -38,6 +37,10 @@ func (c *SentimentCounts) add(sentiment string, n int) {
 // indexes exist there), a rare search aside (pgSource), and every count is
 // ranged.
 func (s *Store) countSource(ctx context.Context, f MentionFilter, add func(string, ...any)) (from string, args []any, ranged bool) {
+	rare := ""
+	if !s.pg {
+		rare = s.rareSearch(ctx, f)
+	}
 	switch {
 	case s.pg:
 		if f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden {
@@ -45,9 +48,9 @@ func (s *Store) countSource(ctx context.Context, f MentionFilter, add func(strin
 		}
 		from, args := s.pgSource(ctx, f)
 		return from, args, true
-	case f.Search != "" && utf8.RuneCountInString(f.Search) >= minTrigramSearch && s.searchIsRare(ctx, f.Search):
+	case rare != "":
 		return `(SELECT rowid AS k FROM mentions_fts WHERE mentions_fts MATCH ? UNION SELECT rowid FROM fts_pending) AS cand
-			CROSS JOIN mentions m ON m.rowid = cand.k`, []any{ftsTrigrams(f.Search)}, false
+			CROSS JOIN mentions m ON m.rowid = cand.k`, []any{rare}, false
 	case f.AuthorHandle != "":
 		return `mentions m INDEXED BY mentions_author`, nil, true
 	case f.PublicVisibility == VisibilityFeatured || f.PublicVisibility == VisibilityHidden:

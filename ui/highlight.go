@@ -10,15 +10,22 @@ import (
 	"unicode/utf8"
 
 	"earshot/api"
+	"earshot/search"
 )
 
-// highlight escapes text and wraps each match in <mark>: the search term
-// as a case-insensitive substring (as list_mentions' search matches), each
-// keyword only where it occurs as a keyword matches (no letter or digit
-// glued on either side, docs/decisions.md#monitors).
-func highlight(text, search string, keywords []string) template.HTML {
+// highlight escapes text and wraps each match in <mark>: the words and
+// phrases of the search as list_mentions' search matches them (package
+// search; a word prefix marks its whole word), each keyword only where it
+// occurs as a keyword matches (no letter or digit glued on either side,
+// docs/decisions.md#monitors).
+func highlight(text string, q *search.Query, keywords []string) template.HTML {
 	type span struct{ a, b int }
 	var spans []span
+	if q != nil {
+		for _, s := range q.Spans(text) {
+			spans = append(spans, span{s[0], s[1]})
+		}
+	}
 	add := func(term string, whole bool) {
 		term = strings.TrimSpace(term)
 		if term == "" {
@@ -35,7 +42,6 @@ func highlight(text, search string, keywords []string) template.HTML {
 			spans = append(spans, span{m[0], m[1]})
 		}
 	}
-	add(search, false)
 	for _, k := range keywords {
 		add(k, true)
 	}
@@ -122,7 +128,54 @@ func (d rowsData) HL(s string, m *api.Mention) template.HTML {
 	if m.MonitorID != nil && len(m.MonitorIDs) == 0 {
 		kws = d.Keywords[*m.MonitorID]
 	}
-	return highlight(s, d.Search, kws)
+	return highlight(s, search.Lenient(d.Search), kws)
+}
+
+// snipBefore is how many characters a compact row's snippet keeps before
+// the search's first match, so the match shows on the row's one line.
+const snipBefore = 30
+
+// Snip is HL over a compact row's one line: the text from shortly before
+// the search's first match (… marks the cut), so the matched word is on
+// screen; the whole text when nothing matched or rows are comfortable.
+func (d rowsData) Snip(s string, m *api.Mention) template.HTML {
+	if a := d.firstHit(s); a > 0 && d.Compact {
+		if cut := snipStart(s, a); cut > 0 {
+			return "…" + d.HL(s[cut:], m)
+		}
+	}
+	return d.HL(s, m)
+}
+
+// Hit reports whether the search matches in s (a compact row then shows
+// its text line on a phone too).
+func (d rowsData) Hit(s string) bool { return d.firstHit(s) >= 0 }
+
+func (d rowsData) firstHit(s string) int {
+	if q := search.Lenient(d.Search); q != nil {
+		if sp := q.Spans(s); len(sp) > 0 {
+			return sp[0][0]
+		}
+	}
+	return -1
+}
+
+// snipStart is where a snippet of s showing byte a starts: about
+// snipBefore characters before it, at a word's start; 0 when that is
+// the text's start anyway.
+func snipStart(s string, a int) int {
+	start := a
+	for range snipBefore {
+		if start == 0 {
+			return 0
+		}
+		_, size := utf8.DecodeLastRuneInString(s[:start])
+		start -= size
+	}
+	if i := strings.IndexByte(s[start:a], ' '); i >= 0 {
+		return start + i + 1
+	}
+	return start
 }
 
 // Title is what a row is headed with: the AI summary, unless it only

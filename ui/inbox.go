@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -111,9 +112,31 @@ func (d *inboxData) Export() string {
 }
 
 // builtinViews are the inbox's own views, before the saved ones.
+// New and Urgent are the triage queue (queueDefault); Filtered holds the
+// new mentions it leaves out.
 var builtinViews = []viewLink{{Name: "All mentions", Href: "/"}, {Name: "New", Href: "/?status=new", query: "status=new"},
 	{Name: "Urgent", Href: "/?" + urgentQuery, query: urgentQuery},
-	{Name: "Assigned to me", Href: "/?assignee=me", query: "assignee=me"}}
+	{Name: "Assigned to me", Href: "/?assignee=me", query: "assignee=me"},
+	{Name: "Filtered", Href: "/?" + filteredQuery, query: filteredQuery}}
+
+// filteredQuery is the Filtered view: new mentions judged not relevant,
+// the brand's own posts among them (they are never relevant unless a
+// person pulled them back).
+const filteredQuery = "is_relevant=false&status=new"
+
+// queueDefault makes the dashboard's new mentions the triage queue: with
+// status=new and no relevance chosen, only relevant ones are listed,
+// counted and exported (the Filtered view has the rest). The API's
+// status=new lists both (its contract predates the queue); agents ask for
+// status=new&is_relevant=true.
+func queueDefault(q url.Values) url.Values {
+	if q.Get("status") != "new" || q.Get("is_relevant") != "" {
+		return q
+	}
+	out := maps.Clone(q)
+	out.Set("is_relevant", "true")
+	return out
+}
 
 // urgentQuery is the Urgent view: new mentions worth interrupting someone for.
 var urgentQuery = "min_urgency=" + strconv.Itoa(vocab.UrgentThreshold) + "&status=new"
@@ -180,11 +203,38 @@ func filterQuery(q url.Values) url.Values {
 	return out
 }
 
+// withoutEmpty is q's encoding ("" or "?…") without its empty parameters,
+// and whether q had any.
+func withoutEmpty(q url.Values) (string, bool) {
+	had := false
+	out := url.Values{}
+	for k, vs := range q {
+		for _, v := range vs {
+			if v == "" {
+				had = true
+			} else {
+				out.Add(k, v)
+			}
+		}
+	}
+	if !had || len(out) == 0 {
+		return "", had
+	}
+	return "?" + out.Encode(), true
+}
+
 func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httprouter.Params) {
 	start := time.Now()
 	ctx := r.Context()
 	pg.Title, pg.Nav = "Inbox", "inbox"
 	rq := r.URL.Query()
+	if clean, ok := withoutEmpty(rq); ok {
+		// The filter form sends every field, most of them empty: one
+		// redirect gives the search a short URL to share and bookmark
+		// (app.js leaves empty fields out before sending, when it runs).
+		u.redirect(w, r, r.URL.Path+clean)
+		return
+	}
 	q := filterQuery(rq)
 	// The order and the story grouping are not filters: views match, and
 	// the panel counts, the filters without them; every view link keeps
@@ -238,7 +288,7 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 			d.AllHref = withSort("/")
 		}
 	}
-	lq := filterQuery(rq)
+	lq := queueDefault(filterQuery(rq))
 	if !d.Collapse {
 		lq.Del("collapse")
 	}
@@ -261,16 +311,14 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 	// A view's link is current when the filters are exactly the view's;
 	// the filter panel opens only for filters no view names (or an error).
 	// A story's list is headed by the story, not by the panel.
-	d.OpenPanel = d.Filtered && !(len(fq) == 1 && fq.Get("story_id") != "")
+	// The panel opens only when asked (its summary, or an error in it):
+	// a search or applied filters start the results right below.
 	for _, v := range builtinViews {
 		v.Current = v.Href == "/?"+fqs || (v.Href == "/" && fqs == "")
-		if v.Current {
-			d.OpenPanel = false
-		}
 		v.Href = withSort(v.Href)
 		if v.query != "" { // count_mentions stops at 1000: cheap at any size
 			vq, _ := url.ParseQuery(v.query)
-			if o := u.run(ctx, pg.P, "count_mentions", vq, true); o.Err == nil {
+			if o := u.run(ctx, pg.P, "count_mentions", queueDefault(vq), true); o.Err == nil {
 				if c, ok := o.Data.(*capability.CountOut); ok {
 					v.Count = countLabel(c.Count, c.CountCapped)
 				}
@@ -282,23 +330,31 @@ func (u *UI) inbox(w http.ResponseWriter, r *http.Request, pg *page, _ httproute
 		for _, v := range o.Data.(*capability.ViewsOut).Views {
 			vq := viewQuery(v.Filters)
 			cur := vq.Encode() == fqs && len(fq) > 0
-			if cur {
-				d.OpenPanel = false
-			}
 			vl := viewLink{ID: v.ID, Name: v.Name, Href: withSort("/?" + vq.Encode()), Current: cur}
 			if v.Count != nil {
 				vl.Count = countLabel(*v.Count, v.CountCapped)
 			}
+			if qq := queueDefault(vq); qq.Get("is_relevant") != vq.Get("is_relevant") {
+				// A saved view of new mentions lists the queue here: its
+				// count must too (list_views counts as the API lists).
+				if o := u.run(ctx, pg.P, "count_mentions", qq, true); o.Err == nil {
+					if c, ok := o.Data.(*capability.CountOut); ok {
+						vl.Count = countLabel(c.Count, c.CountCapped)
+					}
+				}
+			}
 			d.Views = append(d.Views, vl)
 		}
 	}
-	if d.QueryErr != nil {
-		d.OpenPanel = true
+	for _, e := range d.QueryErrs {
+		if e.Param != "search" { // the search field is outside the panel
+			d.OpenPanel = true
+		}
 	}
 	d.Bursts = u.recentSpikes(r, pg.P, d.Monitors, pg.Zone)
 	_, d.HasStats = u.svc.Capability("get_mention_stats")
 	if d.HasStats && rq.Get("overview") == "1" {
-		d.Overview = u.inboxOverview(r, pg.P, q, pg.Zone)
+		d.Overview = u.inboxOverview(r, pg.P, queueDefault(q), pg.Zone)
 	}
 	d.Elapsed = time.Since(start)
 	pg.Data = d
@@ -427,7 +483,7 @@ func (u *UI) rowsFor(r *http.Request, s *session, items []*api.Mention) (string,
 // mentionRows is the next page for infinite scroll: rendered rows plus the
 // following cursor.
 func (u *UI) mentionRows(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	q.Set("cursor", r.URL.Query().Get("cursor"))
 	o := u.run(r.Context(), s.p, "list_mentions", q, true)
 	if o.Err != nil {
@@ -444,7 +500,7 @@ func (u *UI) mentionRows(w http.ResponseWriter, r *http.Request, s *session) (an
 // pollMentions returns mentions collected since `after` (list_mentions in
 // sync mode, with the inbox's filters), newest first, and the next since.
 func (u *UI) pollMentions(w http.ResponseWriter, r *http.Request, s *session) (any, *capability.Error) {
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	since := r.URL.Query().Get("after") // not "since": that is the published-at filter
 	if since == "" {
 		return nil, capability.Invalid("after", "after (a collected_at time) is required")
@@ -616,7 +672,7 @@ func (u *UI) exportCSV(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 		u.redirect(w, r, "/projects/new")
 		return
 	}
-	q := filterQuery(r.URL.Query())
+	q := queueDefault(filterQuery(r.URL.Query()))
 	q.Del("limit")
 	o := u.run(r.Context(), s.p, "export_mentions", q, true)
 	if o.Err != nil {

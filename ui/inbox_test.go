@@ -13,7 +13,7 @@ import (
 
 // TestKeywordsAndSearchMarked: a monitor's keywords are marked where they
 // occur as keywords (not inside another word), the search term as a
-// substring; the text stays escaped.
+// word (package search); the text stays escaped.
 func TestKeywordsAndSearchMarked(t *testing.T) {
 	e, c := ownerClient(t, 0)
 	ctx := context.Background()
@@ -30,11 +30,12 @@ func TestKeywordsAndSearchMarked(t *testing.T) {
 	_, body, _ := c.get("/")
 	must(t, body, "<mark>Acme</mark> &lt;b&gt;rocks&lt;/b&gt;, acmecorp does not; loving <mark>ACME</mark>")
 	_, body, _ = c.get("/?search=rock")
-	must(t, body, "<mark>Acme</mark> &lt;b&gt;<mark>rock</mark>s&lt;/b&gt;")
+	must(t, body, "<mark>Acme</mark> &lt;b&gt;<mark>rocks</mark>&lt;/b&gt;")
 }
 
 // TestViewsAndPanel: a built-in or saved view is marked current and keeps
-// the filter panel closed; filters no view names open it.
+// the filter panel closed; so do filters no view names and a search (the
+// panel opens only when asked, or for an error in its fields).
 func TestViewsAndPanel(t *testing.T) {
 	_, c := ownerClient(t, 3)
 	for _, tc := range []struct {
@@ -44,7 +45,10 @@ func TestViewsAndPanel(t *testing.T) {
 		{"/", "All mentions", false},
 		{"/?status=new", "New", false},
 		{"/?min_urgency=70&status=new", "Urgent", false},
-		{"/?status=done", "", true},
+		{"/?status=done", "", false},
+		{"/?search=acme", "", false},
+		{"/?search=%22acme", "", false}, // the search's error shows by the search field, outside the panel
+		{"/?min_urgency=500", "", true},
 	} {
 		_, body, _ := c.get(tc.q)
 		open := strings.Contains(body, `<details class="filters" open>`)

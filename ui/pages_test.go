@@ -247,7 +247,7 @@ func TestInboxFiltersValidation(t *testing.T) {
 	if n := strings.Count(body, `class="field-error"`); n != 3 {
 		t.Errorf("%d field errors, want 3", n)
 	}
-	_, body, _ = c.get("/?search=number+2")
+	_, body, _ = c.get("/?search=%22number+2%22") // a phrase (package search)
 	if !strings.Contains(body, "Acme post seed <mark>number 2</mark>") || strings.Contains(body, "Acme post seed number 1<") {
 		t.Error("search filter not applied")
 	}

@@ -471,7 +471,6 @@
         var s = $("#f-search");
         if (!s) return;
         e.preventDefault();
-        var d = $("details.filters"); if (d) d.open = true;
         s.focus(); s.select();
       }
     });
@@ -612,6 +611,22 @@
   }
 })();
 
+// The filter form leaves its empty fields out of the URL: a search is
+// /?search=outage, not sixteen empty parameters (the server redirects to
+// the same URL when this does not run).
+(function () {
+  var f = document.getElementById("filter-form");
+  if (!f) return;
+  f.addEventListener("submit", function () {
+    Array.prototype.forEach.call(f.elements, function (el) {
+      if (el.name && el.value === "" && !el.disabled) el.disabled = true;
+    });
+    setTimeout(function () { // usable again after Back (bfcache)
+      Array.prototype.forEach.call(f.elements, function (el) { el.disabled = false; });
+    }, 0);
+  });
+})();
+
 // "← Inbox" on a mention's page goes back to the inbox view it was opened
 // from (its filters, order and grouping), not to the plain inbox: the view
 // this tab last left (see remember), else the referring inbox page.
@@ -636,3 +651,18 @@ function basePath() {
   var p = s ? new URL(s.src, location.href).pathname : "/static/app.js";
   return p.slice(0, p.length - "/static/app.js".length);
 }
+
+// p pulls the current Filtered mention (judged not relevant, or an own
+// post) back into New: its "Relevant: back to New" button, which posts the
+// judgment (it teaches the relevance model) and comes back to this view.
+(function () {
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "p" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var b = document.querySelector(".mention.cur .rel-btn");
+    if (!b) return;
+    e.preventDefault();
+    b.click();
+  });
+})();
