@@ -162,7 +162,7 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 				retries-- // but bound the loop
 				continue
 			}
-			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until}
+			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until, Body: h.limitBody(body)}
 		case resp.StatusCode >= 500:
 			lastErr = &StatusError{Source: h.Source, Status: resp.StatusCode, Body: h.errorBody(body)}
 			continue

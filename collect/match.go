@@ -82,8 +82,13 @@ func normHandle(h string) string {
 }
 
 // Match reports whether p is a mention under the compiled rule.
+// The post's Links are read with its text: a link-only post (an X post
+// whose text is one t.co link) is about the page it links.
 func (m *Matcher) Match(p Post) bool {
 	text := foldText(p.Text)
+	if len(p.Links) > 0 {
+		text += "\n" + foldText(strings.Join(p.Links, "\n"))
+	}
 	for _, ex := range m.excludes {
 		if ex.occursIn(text) {
 			return false

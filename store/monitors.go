@@ -194,6 +194,7 @@ type SourceStatus struct {
 	LastOKAt         *string
 	LastPostAt       *string
 	QuotaDropped     int // new posts of this source dropped over the quota this period (scan history)
+	LastScan         *ScanSummary
 }
 
 func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
@@ -206,7 +207,7 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		byID[m.ID] = m
 		ids = append(ids, m.ID)
 	}
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at, last_scan
 		FROM monitor_sources WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
 	if err != nil {
 		return err
@@ -216,9 +217,11 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 	for rows.Next() {
 		var id string
 		var st SourceStatus
-		if err := rows.Scan(&id, &st.Source, &st.Status, &st.Detail, &st.LastError, &st.FailingSince, &st.RateLimitedUntil, &st.LastOKAt, &st.LastPostAt); err != nil {
+		var last string
+		if err := rows.Scan(&id, &st.Source, &st.Status, &st.Detail, &st.LastError, &st.FailingSince, &st.RateLimitedUntil, &st.LastOKAt, &st.LastPostAt, &last); err != nil {
 			return err
 		}
+		st.LastScan = parseScanSummary(last)
 		if got[id] == nil {
 			got[id] = map[string]SourceStatus{}
 		}

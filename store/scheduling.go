@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -224,19 +227,109 @@ type SourceRecord struct {
 	EmptyScans          int        // successful scans in a row without a newer post
 	Scans               int        // fetches attempted
 	PostGap             time.Duration
+	LastScan            *ScanSummary // what the latest fetch read, stored and skipped; nil before one ran
+}
+
+// ScanSummary is what one scan of a source read from the platform, stored
+// and skipped, with the reason of every skip ("no date", "no keyword
+// match", "already stored"…): a scan that stores nothing says why.
+type ScanSummary struct {
+	Read    int            `json:"read"`
+	Stored  int            `json:"stored"`
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Notes count stored posts with a caveat, e.g. "dated at collection
+	// (the feed gives no date)".
+	Notes map[string]int `json:"notes,omitempty"`
+}
+
+// SkippedTotal is the number of posts skipped for any reason.
+func (s ScanSummary) SkippedTotal() int {
+	n := 0
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
+}
+
+// String is the one-line form the source status shows:
+// "read 50, stored 0, skipped 50: no date".
+func (s ScanSummary) String() string {
+	out := fmt.Sprintf("read %d, stored %d", s.Read, s.Stored)
+	if len(s.Notes) > 0 {
+		out += " (" + countList(s.Notes, true) + ")"
+	}
+	total := s.SkippedTotal()
+	if total == 0 {
+		return out
+	}
+	if len(s.Skipped) == 1 {
+		for r := range s.Skipped {
+			return fmt.Sprintf("%s, skipped %d: %s", out, total, r)
+		}
+	}
+	return fmt.Sprintf("%s, skipped %d: %s", out, total, countList(s.Skipped, false))
+}
+
+// countList writes reason counts most frequent first (ties by name, so the
+// line is stable): "40 no date, 10 no keyword match".
+func countList(m map[string]int, withCounts bool) string {
+	reasons := make([]string, 0, len(m))
+	for r, n := range m {
+		if n > 0 {
+			reasons = append(reasons, r)
+		}
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if m[reasons[i]] != m[reasons[j]] {
+			return m[reasons[i]] > m[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = r
+		if withCounts || len(reasons) > 1 {
+			parts[i] = fmt.Sprintf("%d %s", m[r], r)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scanSummaryJSON(s *ScanSummary) string {
+	if s == nil {
+		return ""
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "" // a map of ints always marshals
+	}
+	return string(b)
+}
+
+func parseScanSummary(raw string) *ScanSummary {
+	if raw == "" {
+		return nil
+	}
+	var s ScanSummary
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 const sourceCols = `monitor_id, source, state, status, detail, last_error, failing_since, consecutive_failures, rate_limited_until,
-	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds`
+	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds, last_scan`
 
 func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error) {
 	var r SourceRecord
 	var failing, limited, ok, post sql.NullString
 	var gap float64
+	var last string
 	if err := row.Scan(&r.MonitorID, &r.Source, &r.State, &r.Status, &r.Detail, &r.LastError, &failing, &r.ConsecutiveFailures, &limited,
-		&ok, &post, &r.EmptyScans, &r.Scans, &gap); err != nil {
+		&ok, &post, &r.EmptyScans, &r.Scans, &gap, &last); err != nil {
 		return r, err
 	}
+	r.LastScan = parseScanSummary(last)
 	var err error
 	for _, f := range []struct {
 		src sql.NullString
@@ -297,6 +390,8 @@ type ScanRecord struct {
 	Duplicates   int
 	DroppedQuota int
 	Error        string
+	Read         int            // posts the platform returned, before any skip
+	Skipped      map[string]int // reason -> posts not stored for it
 }
 
 // SaveSourceResult writes a source's record after a scan and, when scan is
@@ -304,13 +399,13 @@ type ScanRecord struct {
 // recorded in the same transaction.
 func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *ScanRecord, ev *Event) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_sources(`+sourceCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(monitor_id, source) DO UPDATE SET state = excluded.state, status = excluded.status, detail = excluded.detail,
+		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_sources(`+sourceCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(monitor_id, source) DO UPDATE SET last_scan = excluded.last_scan, state = excluded.state, status = excluded.status, detail = excluded.detail,
 			last_error = excluded.last_error, failing_since = excluded.failing_since, consecutive_failures = excluded.consecutive_failures,
 			rate_limited_until = excluded.rate_limited_until, last_ok_at = excluded.last_ok_at, last_post_at = excluded.last_post_at,
 			empty_scans = excluded.empty_scans, scans_total = excluded.scans_total, post_gap_seconds = excluded.post_gap_seconds`,
 			rec.MonitorID, rec.Source, rec.State, rec.Status, rec.Detail, rec.LastError, nullTime(rec.FailingSince), rec.ConsecutiveFailures,
-			nullTime(rec.RateLimitedUntil), nullTime(rec.LastOKAt), nullTime(rec.LastPostAt), rec.EmptyScans, rec.Scans, rec.PostGap.Seconds())
+			nullTime(rec.RateLimitedUntil), nullTime(rec.LastOKAt), nullTime(rec.LastPostAt), rec.EmptyScans, rec.Scans, rec.PostGap.Seconds(), scanSummaryJSON(rec.LastScan))
 		if err != nil {
 			return fmt.Errorf("saving source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
 		}
@@ -318,9 +413,9 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 			if scan.ID == "" {
 				scan.ID = uuid.NewString()
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO scans(id, monitor_id, source, started_at, finished_at, fetched, matched, new, duplicates, dropped_quota, error)
-				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, scan.ID, scan.MonitorID, scan.Source, FormatTime(scan.StartedAt), nullTime(&scan.FinishedAt),
-				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scans(id, monitor_id, source, started_at, finished_at, fetched, matched, new, duplicates, dropped_quota, error, posts_read, skipped)
+				VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, scan.ID, scan.MonitorID, scan.Source, FormatTime(scan.StartedAt), nullTime(&scan.FinishedAt),
+				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error, scan.Read, skippedJSON(scan.Skipped)); err != nil {
 				return fmt.Errorf("recording scan: %w", err)
 			}
 		}
@@ -331,9 +426,20 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 	})
 }
 
+func skippedJSON(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // RecentScans lists a monitor's latest scans, newest first.
 func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([]ScanRecord, error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error, posts_read, skipped
 		FROM scans WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
 	if err != nil {
 		return nil, err
@@ -342,9 +448,15 @@ func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([
 	var out []ScanRecord
 	for rows.Next() {
 		var r ScanRecord
-		var started, finished string
-		if err := rows.Scan(&r.ID, &r.MonitorID, &r.Source, &started, &finished, &r.Fetched, &r.Matched, &r.New, &r.Duplicates, &r.DroppedQuota, &r.Error); err != nil {
+		var started, finished, skipped string
+		if err := rows.Scan(&r.ID, &r.MonitorID, &r.Source, &started, &finished, &r.Fetched, &r.Matched, &r.New, &r.Duplicates, &r.DroppedQuota, &r.Error,
+			&r.Read, &skipped); err != nil {
 			return nil, err
+		}
+		if skipped != "" {
+			if err := json.Unmarshal([]byte(skipped), &r.Skipped); err != nil {
+				return nil, fmt.Errorf("scan %s: skipped: %w", r.ID, err)
+			}
 		}
 		if r.StartedAt, err = ParseTime(started); err != nil {
 			return nil, err
