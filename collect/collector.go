@@ -23,10 +23,10 @@ type Post struct {
 	// Links are pages the post links to that URL and Text do not show (an
 	// HN or Reddit link submission's target); stories group by them.
 	Links []string
-	// DateNote is set when PublishedAt is not the post's own date (the
-	// platform gave none): it says which date stands in, e.g. "dated by the
-	// feed's update time"; the scan summary counts them.
-	DateNote string
+	// Note is a caveat the scan summary counts, e.g. PublishedAt is not
+	// the post's own date (the platform gave none: "dated by the feed's
+	// update time"), or its counters are missing.
+	Note string
 }
 
 // Query is what one scan of one monitor asks a collector for.
@@ -58,6 +58,11 @@ type Batch struct {
 	// could not turn into a Post, per reason ("no date", "no id"): the
 	// scan's summary shows them, so nothing is dropped silently.
 	Skipped Skips
+	// Refresh holds new counters of posts an earlier scan returned
+	// without them (YouTube videos stored when videos.list was refused):
+	// only ExternalID and Engagement are read; the store updates the
+	// mentions it holds.
+	Refresh []Post
 }
 
 // Skips counts skipped posts per reason.

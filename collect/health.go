@@ -83,11 +83,11 @@ func summarize(b Batch, c ScanCounts) (*store.ScanSummary, int) {
 		sum.Skipped = nil
 	}
 	for _, p := range b.Posts {
-		if p.DateNote != "" {
+		if p.Note != "" {
 			if sum.Notes == nil {
 				sum.Notes = map[string]int{}
 			}
-			sum.Notes[p.DateNote]++
+			sum.Notes[p.Note]++
 		}
 	}
 	return sum, b.Skipped.Total() + c.NoID

@@ -257,7 +257,7 @@ func (r *Reviews) fetchAppStore(ctx context.Context, country, appID string, sinc
 			if err != nil {
 				return posts, err
 			}
-			p.DateNote = note
+			p.Note = note
 			if p.PublishedAt.Before(since) {
 				older = true
 				continue

@@ -243,11 +243,11 @@ func TestReviewsAppStoreEntryWithoutUpdated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("one review without a date failed the source: %v", err)
 	}
-	if len(b.Posts) != 2 || b.Posts[0].ExternalID != "appstore:11290024630" || b.Posts[0].DateNote != "" {
+	if len(b.Posts) != 2 || b.Posts[0].ExternalID != "appstore:11290024630" || b.Posts[0].Note != "" {
 		t.Fatalf("posts %+v, want the dated review then the undated one", b.Posts)
 	}
 	undated := b.Posts[1]
-	if undated.ExternalID != "appstore:11285559638" || undated.DateNote != NoteFeedDated ||
+	if undated.ExternalID != "appstore:11285559638" || undated.Note != NoteFeedDated ||
 		!undated.PublishedAt.Equal(time.Date(2024, 5, 3, 18, 0, 0, 0, time.UTC)) {
 		t.Errorf("undated review %+v, want the feed's updated (2024-05-03T11:00:00-07:00) and the note", undated)
 	}

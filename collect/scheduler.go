@@ -524,6 +524,16 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 				o.state = ""
 			}
 		}
+		if len(batch.Refresh) > 0 && o.err == nil {
+			eng := make(map[string]map[string]int64, len(batch.Refresh))
+			for _, p := range batch.Refresh {
+				eng[p.ExternalID] = p.Engagement
+			}
+			if err := s.st.RefreshEngagement(context.WithoutCancel(ctx), m.ProjectID, src, eng); err != nil {
+				log.Error("refreshing counters", "err", err)
+				o.err, o.state = err, "" // asked again next scan
+			}
+		}
 		o.summary, o.defects = summarize(batch, counts)
 	}
 	rec, failedNow := nextHealth(prev, o, s.cfg.Health)

@@ -38,8 +38,8 @@ func TestAppStoreFeedWithoutEntryDatesStoresAll(t *testing.T) {
 			t.Fatalf("%s: %d reviews, want 50", c.fixture, len(b.Posts))
 		}
 		for _, p := range b.Posts {
-			if p.DateNote != c.note || !p.PublishedAt.Equal(c.at) {
-				t.Fatalf("%s: review %s dated %s (%q), want %s (%q)", c.fixture, p.ExternalID, p.PublishedAt, p.DateNote, c.at, c.note)
+			if p.Note != c.note || !p.PublishedAt.Equal(c.at) {
+				t.Fatalf("%s: review %s dated %s (%q), want %s (%q)", c.fixture, p.ExternalID, p.PublishedAt, p.Note, c.at, c.note)
 			}
 		}
 	}
@@ -197,5 +197,69 @@ func TestReviewsGooglePlayURLFailsWithReason(t *testing.T) {
 		if strings.Contains(r.URL.Path, "details") {
 			t.Errorf("the Play page was requested: %s", r.URL)
 		}
+	}
+}
+
+// YouTube: Google refuses videos.list with a real 403 quotaExceeded after
+// the search units were spent. The videos found are stored without
+// counters (the summary says so) instead of the whole scan failing; the
+// next scan, once the quota is back, fills their counters in.
+func TestYouTubeKeepsVideosWhenVideosListRefused(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	var log requestLog
+	ok := fakeYouTube(t, &log)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/videos" && refuse.Load() {
+			log.add(r)
+			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write(readFixture(t, "youtube/quota_exceeded.json"))
+			return
+		}
+		ok(w, r)
+	}))
+	defer srv.Close()
+	m := f.monitor(t, f.project.ID, func(m *store.Monitor) {
+		m.Sources = []string{"youtube"}
+		m.BackfillHours = 24 * 365 * 20
+	})
+	var clk *clock
+	yt := NewYouTube(YouTubeConfig{BaseURL: srv.URL, APIKey: "k3y", Client: srv.Client(), Now: func() time.Time { return clk.now() }})
+	s, clk := newTestScheduler(f, registryOf(yt), SchedulerConfig{})
+	if _, err := s.ScanDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := sourceStatus(t, f, m, "youtube")
+	if st.Status != "ok" || st.LastScan == nil || st.LastScan.Stored != 4 || st.LastScan.Notes[NoteNoCounters] != 4 {
+		t.Fatalf("after videos.list refused: %+v %+v, want ok with 4 videos stored without counters", st, st.LastScan)
+	}
+	views := func() (n int, withViews int) {
+		ms, err := f.st.ListMentions(ctx, store.MentionFilter{ProjectID: f.project.ID}, nil, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ms {
+			if _, ok := x.Engagement["viewCount"]; ok {
+				withViews++
+			}
+		}
+		return len(ms), withViews
+	}
+	if n, wv := views(); n != 4 || wv != 0 {
+		t.Fatalf("%d mentions, %d with views; want 4 without", n, wv)
+	}
+	refuse.Store(false)
+	clk.add(time.Duration(m.ScanIntervalMinutes+1) * time.Minute)
+	if _, err := s.ScanDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, wv := views(); n != 4 || wv != 4 {
+		t.Fatalf("after the quota came back: %d mentions, %d with views; want 4 with", n, wv)
+	}
+	if st := sourceStatus(t, f, m, "youtube"); st.Status != "ok" {
+		t.Errorf("status %+v", st)
 	}
 }

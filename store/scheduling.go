@@ -514,6 +514,25 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 	return n, err
 }
 
+// RefreshEngagement replaces the counters of mentions the project holds
+// (source, external id -> counters): posts stored without them (YouTube
+// when videos.list was refused) get them on a later scan. Ids the project
+// does not hold are ignored.
+func (s *Store) RefreshEngagement(ctx context.Context, projectID, source string, eng map[string]map[string]int64) error {
+	if len(eng) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for ext, e := range eng {
+			if _, err := tx.ExecContext(ctx, `UPDATE mentions SET engagement = ? WHERE project_id = ? AND source = ? AND external_id = ?`,
+				toJSON(e), projectID, source, ext); err != nil {
+				return fmt.Errorf("refreshing counters of %s %s: %w", source, ext, err)
+			}
+		}
+		return nil
+	})
+}
+
 // KnownMentionMonitors returns, for those of ids already stored for
 // (project, source), the monitors their mention lists; a pipeline skips a
 // post its monitor already has and only links the others.
