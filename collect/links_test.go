@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -52,5 +53,36 @@ func TestMatcherReadsLinks(t *testing.T) {
 	}
 	if Compile(Rule{Keywords: []string{"acme.io"}, ExcludeKeywords: []string{"launch"}}).Match(p) {
 		t.Error("an exclude keyword in the link did not exclude")
+	}
+}
+
+// Bluesky shows links shortened in the text ("acme.com/blog/launc...");
+// the full URL is in the link facet (UTF-8 byte range) or the external
+// embed. The mention's text shows the full form and both are its links;
+// a keyword in the URL matches (issue 27).
+func TestBlueskyFacetAndEmbedLinks(t *testing.T) {
+	var page struct {
+		Posts []bskyPostView `json:"posts"`
+	}
+	if err := json.Unmarshal(readFixture(t, "bluesky/search_links.json"), &page); err != nil {
+		t.Fatal(err)
+	}
+	facet, err := page.Posts[0].post()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if facet.Text != "Just shipped 🚀 https://acme.com/blog/launch-week-2024 read it" ||
+		!slices.Equal(facet.Links, []string{"https://acme.com/blog/launch-week-2024"}) {
+		t.Errorf("facet post: text %q links %q", facet.Text, facet.Links)
+	}
+	card, err := page.Posts[1].post()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.Text != "Thoughts on this one" || !slices.Equal(card.Links, []string{"https://news.example.com/2024/05/01/acme-outage"}) {
+		t.Errorf("card post: text %q links %q", card.Text, card.Links)
+	}
+	if !Compile(Rule{Keywords: []string{"launch-week-2024"}}).Match(facet) || !Compile(Rule{Keywords: []string{"acme-outage"}}).Match(card) {
+		t.Error("a keyword in the full URL did not match")
 	}
 }
