@@ -23,6 +23,12 @@ type Post struct {
 	// Links are pages the post links to that URL and Text do not show (an
 	// HN or Reddit link submission's target); stories group by them.
 	Links []string
+	// Kind is what the post is on its platform when it has several kinds
+	// (issue, pull_request, question, answer, topic, article); Tags are
+	// its labels or tags there. Classifiers get both (a GitHub issue
+	// labelled bug is a bug report).
+	Kind string
+	Tags []string
 	// Note is a caveat the scan summary counts, e.g. PublishedAt is not
 	// the post's own date (the platform gave none: "dated by the feed's
 	// update time"), or its counters are missing.

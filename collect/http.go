@@ -217,6 +217,9 @@ func (h *HTTP) rateLimitUntil(hdr http.Header) time.Time {
 		}
 	}
 	if v := strings.TrimSpace(hdr.Get("X-Ratelimit-Reset")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 1e9 { // GitHub: epoch seconds
+			return time.Unix(int64(s), 0)
+		}
 		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 { // Reddit: seconds until reset
 			return now.Add(time.Duration(s * float64(time.Second)))
 		}

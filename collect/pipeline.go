@@ -416,7 +416,7 @@ func cmpErr(have, err error) error {
 // model server never loses a mention.
 func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source string, pc *projectContext, post Post) (store.NewMention, error) {
 	in := classify.Input{
-		Text: post.Text, Source: source, Keywords: m.Keywords, Project: pc.project,
+		Text: post.Text, Source: source, Kind: post.Kind, Tags: post.Tags, Keywords: m.Keywords, Project: pc.project,
 		Engagement: post.Engagement, AuthorFollowers: post.AuthorFollowers,
 		Categories: pc.categories, Relevance: pc.relevance,
 	}

@@ -23,6 +23,11 @@ type Config struct {
 	HN       HNConfig
 	News     NewsConfig
 	Reviews  ReviewsConfig
+	// The developer-community sources (issue 27).
+	GitHub        GitHubConfig
+	StackOverflow StackOverflowConfig
+	Discourse     DiscourseConfig
+	Devto         DevtoConfig
 	// AllowPrivate lets users' feed and review URLs reach private and
 	// loopback addresses (EnvAllowPrivate): local development only.
 	AllowPrivate bool
@@ -43,9 +48,11 @@ func NewRegistry(cfg Config, client *http.Client) *Registry {
 	cfg.Bluesky.Client, cfg.Mastodon.Client, cfg.HN.Client = client, client, client
 	cfg.News.Client, cfg.News.FeedClient = client, userClient
 	cfg.Reviews.Client, cfg.Reviews.PageClient = client, userClient
+	cfg.GitHub.Client, cfg.StackOverflow.Client, cfg.Discourse.Client, cfg.Devto.Client = client, client, client, client
 	all := []Collector{
 		NewX(cfg.X), NewReddit(cfg.Reddit), NewYouTube(cfg.YouTube), NewLinkedIn(cfg.LinkedIn), NewThreads(cfg.Threads),
 		NewBluesky(cfg.Bluesky), NewMastodon(cfg.Mastodon), NewHN(cfg.HN), NewNews(cfg.News), NewReviews(cfg.Reviews),
+		NewGitHub(cfg.GitHub), NewStackOverflow(cfg.StackOverflow), NewDiscourse(cfg.Discourse), NewDevto(cfg.Devto),
 	}
 	r := &Registry{byName: map[string]Collector{}}
 	for _, c := range all {
@@ -81,16 +88,20 @@ func (r *Registry) All() []Collector {
 func DemoConfig(replayURL string) Config {
 	base := strings.TrimRight(replayURL, "/")
 	return Config{
-		X:            XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
-		Reddit:       RedditConfig{BaseURL: base + "/reddit", OAuthBaseURL: base + "/reddit"},
-		YouTube:      YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
-		LinkedIn:     LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
-		Threads:      ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
-		Bluesky:      BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
-		Mastodon:     MastodonConfig{Instances: base + "/mastodon=demo-token"},
-		HN:           HNConfig{BaseURL: base + "/hn"},
-		News:         NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
-		Reviews:      ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
-		AllowPrivate: true,
+		X:             XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
+		Reddit:        RedditConfig{BaseURL: base + "/reddit", OAuthBaseURL: base + "/reddit"},
+		YouTube:       YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
+		LinkedIn:      LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
+		Threads:       ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
+		Bluesky:       BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
+		Mastodon:      MastodonConfig{Instances: base + "/mastodon=demo-token"},
+		HN:            HNConfig{BaseURL: base + "/hn"},
+		News:          NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
+		Reviews:       ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
+		GitHub:        GitHubConfig{BaseURL: base + "/github"},
+		StackOverflow: StackOverflowConfig{BaseURL: base + "/stackoverflow/2.3"},
+		Discourse:     DiscourseConfig{Forums: base + "/discourse"},
+		Devto:         DevtoConfig{BaseURL: base + "/devto/api"},
+		AllowPrivate:  true,
 	}
 }
