@@ -207,8 +207,8 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		byID[m.ID] = m
 		ids = append(ids, m.ID)
 	}
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at, last_scan
-		FROM monitor_sources WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at, COALESCE(l.summary, '')
+		FROM monitor_sources LEFT JOIN source_last_scan l USING (monitor_id, source) WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
 	if err != nil {
 		return err
 	}

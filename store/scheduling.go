@@ -318,7 +318,11 @@ func parseScanSummary(raw string) *ScanSummary {
 }
 
 const sourceCols = `monitor_id, source, state, status, detail, last_error, failing_since, consecutive_failures, rate_limited_until,
-	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds, last_scan`
+	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds`
+
+// sourceSelect reads sourceCols and the latest scan's summary (a table of
+// its own, migration 260).
+const sourceSelect = `SELECT ` + sourceCols + `, COALESCE(l.summary, '') FROM monitor_sources LEFT JOIN source_last_scan l USING (monitor_id, source)`
 
 func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error) {
 	var r SourceRecord
@@ -352,7 +356,7 @@ func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error)
 // SourceState returns what the source of the monitor remembers; a source
 // never scanned has an empty record with status pending.
 func (s *Store) SourceState(ctx context.Context, monitorID, source string) (SourceRecord, error) {
-	r, err := scanSourceRecord(s.rd(ctx).QueryRowContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ? AND source = ?`, monitorID, source))
+	r, err := scanSourceRecord(s.rd(ctx).QueryRowContext(ctx, sourceSelect+` WHERE monitor_id = ? AND source = ?`, monitorID, source))
 	if errors.Is(err, sql.ErrNoRows) {
 		return SourceRecord{MonitorID: monitorID, Source: source, Status: "pending"}, nil
 	}
@@ -361,7 +365,7 @@ func (s *Store) SourceState(ctx context.Context, monitorID, source string) (Sour
 
 // SourceStates returns the records of every scanned source of a monitor.
 func (s *Store) SourceStates(ctx context.Context, monitorID string) (map[string]SourceRecord, error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ?`, monitorID)
+	rows, err := s.rd(ctx).QueryContext(ctx, sourceSelect+` WHERE monitor_id = ?`, monitorID)
 	if err != nil {
 		return nil, err
 	}
@@ -399,24 +403,34 @@ type ScanRecord struct {
 // recorded in the same transaction.
 func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *ScanRecord, ev *Event) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_sources(`+sourceCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(monitor_id, source) DO UPDATE SET last_scan = excluded.last_scan, state = excluded.state, status = excluded.status, detail = excluded.detail,
+		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_sources(`+sourceCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(monitor_id, source) DO UPDATE SET state = excluded.state, status = excluded.status, detail = excluded.detail,
 			last_error = excluded.last_error, failing_since = excluded.failing_since, consecutive_failures = excluded.consecutive_failures,
 			rate_limited_until = excluded.rate_limited_until, last_ok_at = excluded.last_ok_at, last_post_at = excluded.last_post_at,
 			empty_scans = excluded.empty_scans, scans_total = excluded.scans_total, post_gap_seconds = excluded.post_gap_seconds`,
 			rec.MonitorID, rec.Source, rec.State, rec.Status, rec.Detail, rec.LastError, nullTime(rec.FailingSince), rec.ConsecutiveFailures,
-			nullTime(rec.RateLimitedUntil), nullTime(rec.LastOKAt), nullTime(rec.LastPostAt), rec.EmptyScans, rec.Scans, rec.PostGap.Seconds(), scanSummaryJSON(rec.LastScan))
+			nullTime(rec.RateLimitedUntil), nullTime(rec.LastOKAt), nullTime(rec.LastPostAt), rec.EmptyScans, rec.Scans, rec.PostGap.Seconds())
 		if err != nil {
 			return fmt.Errorf("saving source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
+		}
+		if rec.LastScan != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO source_last_scan(monitor_id, source, summary) VALUES (?,?,?)
+				ON CONFLICT(monitor_id, source) DO UPDATE SET summary = excluded.summary`, rec.MonitorID, rec.Source, scanSummaryJSON(rec.LastScan)); err != nil {
+				return fmt.Errorf("saving the last scan of source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
+			}
 		}
 		if scan != nil {
 			if scan.ID == "" {
 				scan.ID = uuid.NewString()
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO scans(id, monitor_id, source, started_at, finished_at, fetched, matched, new, duplicates, dropped_quota, error, posts_read, skipped)
-				VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, scan.ID, scan.MonitorID, scan.Source, FormatTime(scan.StartedAt), nullTime(&scan.FinishedAt),
-				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error, scan.Read, skippedJSON(scan.Skipped)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scans(id, monitor_id, source, started_at, finished_at, fetched, matched, new, duplicates, dropped_quota, error)
+				VALUES (?,?,?,?,?,?,?,?,?,?,?)`, scan.ID, scan.MonitorID, scan.Source, FormatTime(scan.StartedAt), nullTime(&scan.FinishedAt),
+				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error); err != nil {
 				return fmt.Errorf("recording scan: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scan_counts(scan_id, posts_read, skipped) VALUES (?,?,?)`,
+				scan.ID, scan.Read, skippedJSON(scan.Skipped)); err != nil {
+				return fmt.Errorf("recording scan counts: %w", err)
 			}
 		}
 		if ev != nil {
@@ -439,8 +453,8 @@ func skippedJSON(m map[string]int) string {
 
 // RecentScans lists a monitor's latest scans, newest first.
 func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([]ScanRecord, error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error, posts_read, skipped
-		FROM scans WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error,
+		COALESCE(c.posts_read, 0), COALESCE(c.skipped, '') FROM scans LEFT JOIN scan_counts c ON c.scan_id = scans.id WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -472,6 +486,11 @@ func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([
 // PruneScans deletes scan rows started before before; the scans table is a
 // recent history, not an archive.
 func (s *Store) PruneScans(ctx context.Context, before time.Time) (int64, error) {
+	// scan_counts rows go with their scans (ON DELETE CASCADE), deleted
+	// first all the same so no backend's foreign-key setting matters.
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM scan_counts WHERE scan_id IN (SELECT id FROM scans WHERE started_at < ?)`, FormatTime(before)); err != nil {
+		return 0, err
+	}
 	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM scans WHERE started_at < ?`, FormatTime(before))
 	if err != nil {
 		return 0, err
