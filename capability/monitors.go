@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"earshot/api"
-	"earshot/collect"
+	"earshot/collect/wire"
 	"earshot/netguard"
 	"earshot/store"
 	"earshot/vocab"
@@ -159,8 +159,8 @@ func (s *Service) resolveGroup(ctx context.Context, projectID string, id *string
 func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) error {
 	if field == "review_urls" {
 		for i, raw := range urls {
-			if collect.IsGooglePlayURL(raw) {
-				return Invalid(fmt.Sprintf("%s[%d]", field, i), "%s", collect.GooglePlayUnsupported)
+			if wire.IsGooglePlayURL(raw) {
+				return Invalid(fmt.Sprintf("%s[%d]", field, i), "%s", wire.GooglePlayUnsupported)
 			}
 		}
 	}

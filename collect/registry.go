@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"earshot/internal/replay"
 	"earshot/vocab"
 )
 
@@ -85,7 +84,9 @@ func (r *Registry) All() []Collector {
 // feed and review URLs are on the replay server, a loopback address, so the
 // user-URL guard is lifted (AllowPrivate) as for any local development;
 // metadata addresses stay refused. Nothing is read from the environment.
-func DemoConfig(replayURL string) Config {
+// blueskyHandle is the demo's Bluesky login: the demo passes what its
+// replay server knows, so production code does not import the demo.
+func DemoConfig(replayURL, blueskyHandle string) Config {
 	base := strings.TrimRight(replayURL, "/")
 	return Config{
 		X:             XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
@@ -93,7 +94,7 @@ func DemoConfig(replayURL string) Config {
 		YouTube:       YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
 		LinkedIn:      LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
 		Threads:       ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
-		Bluesky:       BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
+		Bluesky:       BlueskyConfig{BaseURL: base + "/bluesky", Handle: blueskyHandle, AppPassword: "demo-app-password"},
 		Mastodon:      MastodonConfig{Instances: base + "/mastodon=demo-token"},
 		HN:            HNConfig{BaseURL: base + "/hn"},
 		News:          NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},

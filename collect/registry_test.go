@@ -88,7 +88,7 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 func TestReplayAllSources(t *testing.T) {
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
+	reg := NewRegistry(DemoConfig(srv.URL, replay.BlueskyHandle), srv.Client())
 	q := demoQuery(srv.URL, time.Now().Add(-7*24*time.Hour))
 	handled := replay.Sources()
 	for _, c := range reg.All() {
