@@ -76,7 +76,7 @@ func (s *Service) monitorCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_monitors", Title: "List monitors", Group: "monitor", Method: "GET", Path: "/api/v1/monitors",
 			Scope: MonitorsRead, Idempotent: true,
-			Description: "List the project's monitors, oldest first, with each source's health (ok, not_configured, rate_limited, failing, stale, quota_reached)."},
+			Description: "List the project's monitors, oldest first, with each source's health (ok, degraded, not_configured, rate_limited, cap_reached, failing, stale, quota_reached) and what its last scan read, stored and skipped."},
 			s.listMonitors),
 		Define(Capability{Name: "create_monitor", Title: "Create a monitor", Group: "monitor", Method: "POST", Path: "/api/v1/monitors",
 			Scope: MonitorsWrite, Write: true,

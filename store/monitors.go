@@ -186,7 +186,7 @@ func (s *Store) RemoveKeyword(ctx context.Context, projectID, keyword string) ([
 // SourceStatus is the health of one source of one monitor.
 type SourceStatus struct {
 	Source           string
-	Status           string // pending, ok, not_configured, rate_limited, failing, stale, quota_reached
+	Status           string // pending, ok, degraded, not_configured, rate_limited, cap_reached, failing, stale, quota_reached
 	Detail           string
 	LastError        string
 	FailingSince     *string

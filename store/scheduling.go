@@ -216,7 +216,7 @@ type SourceRecord struct {
 	MonitorID           string
 	Source              string
 	State               string // the collector's opaque incremental state
-	Status              string // pending, ok, not_configured, rate_limited, failing, stale
+	Status              string // pending, ok, degraded, not_configured, rate_limited, cap_reached, failing, stale
 	Detail              string
 	LastError           string
 	FailingSince        *time.Time
