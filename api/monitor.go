@@ -44,6 +44,7 @@ type ScanSummary struct {
 	Stored      int            `json:"stored" doc:"New mentions stored."`
 	Skipped     int            `json:"skipped" doc:"Posts not stored, for any reason."`
 	SkipReasons map[string]int `json:"skip_reasons,omitempty" doc:"Posts skipped per reason, e.g. {\"no date\": 50, \"already stored\": 3, \"no keyword match\": 2}."`
+	Notes       map[string]int `json:"notes,omitempty" doc:"Stored posts with a caveat, per caveat, e.g. {\"dated by the feed's update time (the review has none)\": 50}."`
 	Summary     string         `json:"summary" doc:"One line: read 50, stored 0, skipped 50: no date."`
 }
 

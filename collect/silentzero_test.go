@@ -64,7 +64,7 @@ func TestSchedulerSummaryAppStoreWithoutDates(t *testing.T) {
 	}
 	st := sourceStatus(t, f, m, "reviews")
 	want := "read 50, stored 50 (50 " + NoteFeedDated + ")"
-	if st.Status != "ok" || st.LastScan == nil || st.LastScan.String() != want {
+	if st.Status != "ok" || st.LastScan == nil || st.LastScan.Summary != want {
 		t.Fatalf("status %+v last scan %+v, want ok and %q", st, st.LastScan, want)
 	}
 	scans, err := f.st.RecentScans(ctx, m.ID, 5)
@@ -110,7 +110,7 @@ func TestSchedulerDegradedWhenEveryPostIsSkipped(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := sourceStatus(t, f, m, "hn")
-		if st.Status != want.status || st.LastScan == nil || st.LastScan.String() != want.summary {
+		if st.Status != want.status || st.LastScan == nil || st.LastScan.Summary != want.summary {
 			t.Fatalf("scan %d: %+v (last scan %+v), want %s %q", i+1, st, st.LastScan, want.status, want.summary)
 		}
 		if want.status == "degraded" && st.Detail != want.summary {

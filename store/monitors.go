@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
+
 	"github.com/google/uuid"
 )
 
@@ -194,7 +196,7 @@ type SourceStatus struct {
 	LastOKAt         *string
 	LastPostAt       *string
 	QuotaDropped     int // new posts of this source dropped over the quota this period (scan history)
-	LastScan         *ScanSummary
+	LastScan         *api.ScanSummary
 }
 
 func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
@@ -221,7 +223,7 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		if err := rows.Scan(&id, &st.Source, &st.Status, &st.Detail, &st.LastError, &st.FailingSince, &st.RateLimitedUntil, &st.LastOKAt, &st.LastPostAt, &last); err != nil {
 			return err
 		}
-		st.LastScan = parseScanSummary(last)
+		st.LastScan = parseScanSummary(last).API()
 		if got[id] == nil {
 			got[id] = map[string]SourceStatus{}
 		}

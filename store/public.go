@@ -101,10 +101,7 @@ func (m *Monitor) Record() *api.Monitor {
 		out.SourceStatus = make([]api.SourceStatus, len(m.SourceStatus))
 		for i, s := range m.SourceStatus {
 			out.SourceStatus[i] = api.SourceStatus{Source: s.Source, Status: s.Status, Detail: s.Detail, LastError: s.LastError,
-				FailingSince: s.FailingSince, RateLimitedUntil: s.RateLimitedUntil, LastOKAt: s.LastOKAt, LastPostAt: s.LastPostAt, QuotaDropped: s.QuotaDropped}
-			if l := s.LastScan; l != nil {
-				out.SourceStatus[i].LastScan = &api.ScanSummary{Read: l.Read, Stored: l.Stored, Skipped: l.SkippedTotal(), SkipReasons: l.Skipped, Summary: l.String()}
-			}
+				FailingSince: s.FailingSince, RateLimitedUntil: s.RateLimitedUntil, LastOKAt: s.LastOKAt, LastPostAt: s.LastPostAt, QuotaDropped: s.QuotaDropped, LastScan: s.LastScan}
 		}
 	}
 	return out

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
+
 	"github.com/google/uuid"
 )
 
@@ -293,6 +295,14 @@ func countList(m map[string]int, withCounts bool) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// API is the summary as source_status shows it; nil stays nil.
+func (s *ScanSummary) API() *api.ScanSummary {
+	if s == nil {
+		return nil
+	}
+	return &api.ScanSummary{Read: s.Read, Stored: s.Stored, Skipped: s.SkippedTotal(), SkipReasons: s.Skipped, Notes: s.Notes, Summary: s.String()}
 }
 
 func scanSummaryJSON(s *ScanSummary) string {
