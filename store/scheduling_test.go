@@ -341,3 +341,23 @@ func TestScanSummaryStored(t *testing.T) {
 		t.Errorf("%d scan_counts rows left (%v)", left, err)
 	}
 }
+
+// A YouTube video stored without counters (videos.list was refused) gets
+// them on a later scan: RefreshEngagement replaces the counters of the
+// mention the project holds, and ignores ids it does not hold.
+func TestRefreshEngagement(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	res, err := st.IngestMentions(ctx, p.ID, 0, []NewMention{{Source: "youtube", ExternalID: "vid1", URL: "https://www.youtube.com/watch?v=vid1",
+		Text: "acme review", PublishedAt: time.Now().UTC(), Engagement: map[string]int64{}, Category: "other", Sentiment: "neutral", Classifier: "builtin"}})
+	if err != nil || len(res.Created) != 1 {
+		t.Fatalf("ingest %+v %v", res, err)
+	}
+	if err := st.RefreshEngagement(ctx, p.ID, "youtube", map[string]map[string]int64{"vid1": {"viewCount": 1200, "likeCount": 30}, "other": {"viewCount": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.Mention(ctx, p.ID, res.Created[0].ID)
+	if err != nil || m.Engagement["viewCount"] != 1200 || m.Engagement["likeCount"] != 30 {
+		t.Fatalf("mention %+v %v", m, err)
+	}
+}
