@@ -40,3 +40,22 @@ func TestMonitorFetchURLsGuard(t *testing.T) {
 	r := e.call(e.a, "update_monitor", "", map[string]any{"id": id, "feed_urls": []string{"http://10.0.0.8/feed"}})
 	wantErr(t, "update to a private feed", r, http.StatusBadRequest, "VALIDATION_ERROR", "feed_urls[0]")
 }
+
+// Google Play has no public reviews API: a Play URL is refused at create
+// and update with what review_urls supports, instead of being read as a
+// page with no review and reported ok forever (issue 27).
+func TestMonitorRefusesGooglePlayReviewURL(t *testing.T) {
+	e := newEnv(t)
+	play := "https://play.google.com/store/apps/details?id=com.acme.projects&hl=en"
+	r := e.call(e.a, "create_monitor", "", map[string]any{"name": "m", "review_urls": []string{"https://apps.apple.com/us/app/acme/id1234567890", play}})
+	wantErr(t, "play review url", r, http.StatusBadRequest, "VALIDATION_ERROR", "review_urls[1]")
+	if r.Err != nil && (!strings.Contains(r.Err.Message, "Google Play has no public reviews API") || !strings.Contains(r.Err.Message, "apps.apple.com")) {
+		t.Errorf("message %q does not say what is supported", r.Err.Message)
+	}
+	ok := e.call(e.a, "create_monitor", "", map[string]any{"name": "ok", "review_urls": []string{"https://apps.apple.com/us/app/acme/id1234567890"}})
+	if ok.Err != nil {
+		t.Fatal(ok.Err)
+	}
+	r = e.call(e.a, "update_monitor", "", map[string]any{"id": ok.data["id"].(string), "review_urls": []string{play}})
+	wantErr(t, "update to a play url", r, http.StatusBadRequest, "VALIDATION_ERROR", "review_urls[0]")
+}

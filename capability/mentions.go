@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"earshot/api"
-	"earshot/collect"
+	"earshot/match"
 	"earshot/search"
 	"earshot/store"
 	"earshot/vocab"
@@ -485,7 +485,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 		return nil, Invalid("keywords", "give keywords or watch_accounts to preview")
 	}
 	scan, limit := *in.Scan, *in.Limit
-	m := collect.Compile(collect.Rule{Keywords: in.Keywords, ExcludeKeywords: in.ExcludeKeywords, QueryMode: in.QueryMode, WatchAccounts: in.WatchAccounts})
+	m := match.Compile(match.Rule{Keywords: in.Keywords, ExcludeKeywords: in.ExcludeKeywords, QueryMode: in.QueryMode, WatchAccounts: in.WatchAccounts})
 	sources := map[string]bool{}
 	for _, src := range in.Sources {
 		sources[src] = true
@@ -503,7 +503,7 @@ func (s *Service) previewMonitor(ctx context.Context, p *Principal, in *PreviewI
 			if len(sources) > 0 && !sources[mn.Source] {
 				continue
 			}
-			if m.Match(collect.Post{Source: mn.Source, AuthorHandle: mn.AuthorHandle, Text: mn.Text}) {
+			if m.Match(match.Item{AuthorHandle: mn.AuthorHandle, Text: mn.Text}) {
 				out.Matched++
 				if len(out.Items) < limit {
 					out.Items = append(out.Items, mn.Record())

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"earshot/api"
+	"earshot/collect/wire"
 	"earshot/netguard"
 	"earshot/store"
 	"earshot/vocab"
@@ -20,7 +21,7 @@ type CreateMonitorIn struct {
 	QueryMode           string   `json:"query_mode,omitempty" validate:"enum=@query_modes" default:"any" doc:"any: one keyword occurs; all: every keyword occurs; phrase: the keywords in order form one phrase."`
 	WatchAccounts       []string `json:"watch_accounts,omitempty" validate:"maxitems=50,minlen=1,maxlen=200" doc:"Handles whose posts are taken regardless of keywords (Bluesky: handle or DID; Mastodon: @user@instance; LinkedIn: organization ids or URNs)."`
 	FeedURLs            []string `json:"feed_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"RSS or Atom feeds read by the news source."`
-	ReviewURLs          []string `json:"review_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"Review pages (schema.org Review markup, App Store feeds, Trustpilot) read by the reviews source."`
+	ReviewURLs          []string `json:"review_urls,omitempty" validate:"maxitems=50,format=uri,maxlen=2048" doc:"Review pages (schema.org Review markup, App Store app pages, Trustpilot) read by the reviews source. Google Play pages are refused: Play has no public reviews API."`
 	Sources             []string `json:"sources,omitempty" validate:"enum=@sources" doc:"Platforms to watch; all when omitted."`
 	BackfillHours       *int     `json:"backfill_hours,omitempty" validate:"enum=24|72|168|720|1440|2160|4320" default:"24" doc:"How far back the first scan looks."`
 	ScanIntervalMinutes *int     `json:"scan_interval_minutes,omitempty" validate:"min=5,max=1440" default:"15" doc:"Minutes between scans."`
@@ -75,7 +76,7 @@ func (s *Service) monitorCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_monitors", Title: "List monitors", Group: "monitor", Method: "GET", Path: "/api/v1/monitors",
 			Scope: MonitorsRead, Idempotent: true,
-			Description: "List the project's monitors, oldest first, with each source's health (ok, not_configured, rate_limited, failing, stale, quota_reached)."},
+			Description: "List the project's monitors, oldest first, with each source's health (ok, degraded, not_configured, rate_limited, cap_reached, failing, stale, quota_reached) and what its last scan read, stored and skipped."},
 			s.listMonitors),
 		Define(Capability{Name: "create_monitor", Title: "Create a monitor", Group: "monitor", Method: "POST", Path: "/api/v1/monitors",
 			Scope: MonitorsWrite, Write: true,
@@ -156,6 +157,13 @@ func (s *Service) resolveGroup(ctx context.Context, projectID string, id *string
 // URL guard of docs/decisions.md#webhooks, applied to what collectors fetch for
 // the user), so the user hears it at once instead of from a failing source.
 func (s *Service) checkFetchURLs(p *Principal, field string, urls []string) error {
+	if field == "review_urls" {
+		for i, raw := range urls {
+			if wire.IsGooglePlayURL(raw) {
+				return Invalid(fmt.Sprintf("%s[%d]", field, i), "%s", wire.GooglePlayUnsupported)
+			}
+		}
+	}
 	if p.Kind == KindSystem {
 		return nil // the demo's own seeding points at its local replay server
 	}

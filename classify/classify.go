@@ -27,8 +27,15 @@ type CategoryInfo struct {
 
 // Input is one post to classify.
 type Input struct {
-	Text            string
-	Source          string
+	Text   string
+	Source string
+	// Kind and Tags are what the post is on its platform (issue,
+	// pull_request, question, topic, reply, article) and its labels or
+	// tags there ("bug", "enhancement"), where the platform says: a
+	// source-aware prior for classifiers (a GitHub issue labelled bug is
+	// a bug report). Empty for most sources.
+	Kind            string
+	Tags            []string
 	Keywords        []string // the monitor's keywords (brand terms)
 	Project         Project
 	Engagement      map[string]int64

@@ -434,6 +434,12 @@ A customer telling a service failure as a fact (waiting, never arrived, cancelle
 	if in.Source != "" {
 		fmt.Fprintf(&user, "Source: %s\n", in.Source)
 	}
+	if in.Kind != "" { // e.g. a GitHub issue, a Stack Overflow question
+		fmt.Fprintf(&user, "Kind: %s\n", in.Kind)
+	}
+	if len(in.Tags) > 0 { // the platform's labels, e.g. bug, enhancement
+		fmt.Fprintf(&user, "Labels: %s\n", strings.Join(in.Tags, ", "))
+	}
 	if in.AuthorFollowers > 0 {
 		fmt.Fprintf(&user, "Author followers: %d\n", in.AuthorFollowers)
 	}

@@ -15,9 +15,11 @@ import (
 // with all of them.
 
 var accountPatterns = map[string]*regexp.Regexp{
-	"x":      regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`),  // X: letters, digits, underscore, at most 15
-	"reddit": regexp.MustCompile(`^[A-Za-z0-9_-]{3,20}$`), // Reddit: 3–20 letters, digits, - and _
-	"hn":     regexp.MustCompile(`^[A-Za-z0-9_-]{2,15}$`), // HN: 2–15 letters, digits, - and _
+	"x":      regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`),                            // X: letters, digits, underscore, at most 15
+	"reddit": regexp.MustCompile(`^[A-Za-z0-9_-]{3,20}$`),                           // Reddit: 3–20 letters, digits, - and _
+	"hn":     regexp.MustCompile(`^[A-Za-z0-9_-]{2,15}$`),                           // HN: 2–15 letters, digits, - and _
+	"devto":  regexp.MustCompile(`^[A-Za-z0-9_]{2,30}$`),                            // DEV: letters, digits and underscore
+	"github": regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?$`), // GitHub: 1–39 letters, digits and inner hyphens
 	// Bluesky: a handle is a domain name (acme.bsky.social, acme.com); a DID is did:plc: or did:web:.
 	"bluesky": regexp.MustCompile(`^(?:did:(?:plc|web):[A-Za-z0-9._:%-]{1,1000}|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z][A-Za-z0-9-]{0,62})$`),
 	// Mastodon: user@instance (written @user@instance); a bare name names no instance.

@@ -197,6 +197,7 @@ type bskyPostView struct {
 		Type      string `json:"$type"`
 		Text      string `json:"text"`
 		CreatedAt string `json:"createdAt"`
+		bskyRichText
 	} `json:"record"`
 	ReplyCount  *int64 `json:"replyCount"`
 	RepostCount *int64 `json:"repostCount"`
@@ -329,15 +330,17 @@ func (pv bskyPostView) post() (Post, error) {
 	if handle == "handle.invalid" {
 		handle = ""
 	}
+	text, links := pv.Record.expand(pv.Record.Text)
 	post := Post{
 		Source:       "bluesky",
 		ExternalID:   pv.URI,
 		URL:          bskyPostURL(handle, pv.Author.DID, rkey),
 		AuthorHandle: wire.NormalizeHandle(handle),
 		AuthorID:     pv.Author.DID,
-		Text:         strings.TrimSpace(pv.Record.Text), // plain text; Bluesky does not escape it
+		Text:         strings.TrimSpace(text), // plain text; Bluesky does not escape it
 		PublishedAt:  published.UTC(),
 		Engagement:   map[string]int64{},
+		Links:        links,
 	}
 	for _, c := range []struct {
 		key string

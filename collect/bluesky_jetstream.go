@@ -63,6 +63,7 @@ type jetstreamEvent struct {
 		Record     struct {
 			Text      string `json:"text"`
 			CreatedAt string `json:"createdAt"`
+			bskyRichText
 		} `json:"record"`
 	} `json:"commit"`
 }
@@ -292,14 +293,16 @@ func jetstreamPost(ev jetstreamEvent) (Post, bool) {
 	if err != nil {
 		published = time.UnixMicro(ev.TimeUS)
 	}
+	text, links := c.Record.expand(c.Record.Text)
 	return Post{
 		Source:      "bluesky",
 		ExternalID:  "at://" + ev.DID + "/" + bskyPostCollection + "/" + c.RKey,
 		URL:         bskyPostURL("", ev.DID, c.RKey),
 		AuthorID:    ev.DID,
-		Text:        strings.TrimSpace(c.Record.Text),
+		Text:        strings.TrimSpace(text),
 		PublishedAt: published.UTC(),
 		Engagement:  map[string]int64{},
+		Links:       links,
 	}, true
 }
 

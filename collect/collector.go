@@ -23,6 +23,16 @@ type Post struct {
 	// Links are pages the post links to that URL and Text do not show (an
 	// HN or Reddit link submission's target); stories group by them.
 	Links []string
+	// Kind is what the post is on its platform when it has several kinds
+	// (issue, pull_request, question, answer, topic, article); Tags are
+	// its labels or tags there. Classifiers get both (a GitHub issue
+	// labelled bug is a bug report).
+	Kind string
+	Tags []string
+	// Note is a caveat the scan summary counts, e.g. PublishedAt is not
+	// the post's own date (the platform gave none: "dated by the feed's
+	// update time"), or its counters are missing.
+	Note string
 }
 
 // Query is what one scan of one monitor asks a collector for.
@@ -50,6 +60,38 @@ type Query struct {
 type Batch struct {
 	Posts []Post
 	State string // persisted and handed back in the next Query
+	// Skipped counts the posts the platform returned that the collector
+	// could not turn into a Post, per reason ("no date", "no id"): the
+	// scan's summary shows them, so nothing is dropped silently.
+	Skipped Skips
+	// Refresh holds new counters of posts an earlier scan returned
+	// without them (YouTube videos stored when videos.list was refused):
+	// only ExternalID and Engagement are read; the store updates the
+	// mentions it holds.
+	Refresh []Post
+}
+
+// Skips counts skipped posts per reason.
+type Skips map[string]int
+
+// Add counts n posts skipped for reason.
+func (s *Skips) Add(reason string, n int) {
+	if n <= 0 {
+		return
+	}
+	if *s == nil {
+		*s = Skips{}
+	}
+	(*s)[reason] += n
+}
+
+// Total is the number of posts skipped for any reason.
+func (s Skips) Total() int {
+	n := 0
+	for _, c := range s {
+		n += c
+	}
+	return n
 }
 
 // Collector is a client of one platform's API.
@@ -108,10 +150,34 @@ func partial(errs []error) error {
 type RateLimitedError struct {
 	Source string
 	Until  time.Time
+	Body   string // the start of the platform's answer (it may say the limit is a cap)
 }
 
 func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("%s: rate limited until %s", e.Source, e.Until.UTC().Format(time.RFC3339))
+}
+
+// CapReachedError says the platform's periodic usage cap is used up (X's
+// monthly post cap: a 429 UsageCapExceeded): unlike a rate limit it lasts
+// until the period ends, so the source is not asked again before Until.
+type CapReachedError struct {
+	Source string
+	Until  time.Time
+	Detail string // the platform's words, e.g. "Usage cap exceeded: Monthly product cap"
+}
+
+func (e *CapReachedError) Error() string {
+	return fmt.Sprintf("%s: usage cap reached (%s) until %s", e.Source, e.Detail, e.Until.UTC().Format(time.RFC3339))
+}
+
+// limitBody is what a RateLimitedError keeps of a platform's 429 answer:
+// enough to tell a monthly cap from a rate limit (X's UsageCapExceeded is
+// about 300 bytes), nothing of a user-supplied URL's.
+func (h *HTTP) limitBody(b []byte) string {
+	if h.UserURL {
+		return ""
+	}
+	return string(b[:min(len(b), 2048)])
 }
 
 // IsRateLimited reports whether err is (or wraps) a RateLimitedError.

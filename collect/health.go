@@ -8,7 +8,7 @@ import (
 )
 
 // Source health: after every scan of a source, its record moves to one of ok,
-// not_configured, rate_limited, failing or stale (list_monitors shows it,
+// not_configured, rate_limited, cap_reached, failing, degraded or stale (list_monitors shows it,
 // docs/decisions.md#monitors). The rules live here, apart from the scheduler's
 // plumbing, so they can be read and tested as one function.
 
@@ -52,6 +52,54 @@ type scanOutcome struct {
 	err           error         // the fetch (or storing what it returned) failed
 	state         string        // Batch.State of a successful fetch
 	posts         []Post        // what the fetch returned; none when it failed, the completed units' on a PartialError
+	capped        *CapReachedError
+	summary       *store.ScanSummary // what the fetch read, stored and skipped; nil when it did not run
+	defects       int                // posts skipped because the collector or pipeline could not use them (no date, no id)
+}
+
+// Skip reasons the pipeline adds to the collector's (Batch.Skipped).
+const (
+	SkipNoMatch  = "no keyword match"
+	SkipNoID     = "no id"
+	SkipRepeated = "repeated in the response"
+	SkipKnown    = "already stored"
+	SkipQuota    = "over the mention quota"
+)
+
+// summarize is the scan's summary: what the platform returned (posts the
+// collector kept plus those it skipped), what was stored, and why the
+// rest was not.
+func summarize(b Batch, c ScanCounts) (*store.ScanSummary, int) {
+	sum := &store.ScanSummary{Read: len(b.Posts) + b.Skipped.Total(), Stored: c.New, Skipped: map[string]int{}}
+	for r, n := range b.Skipped {
+		sum.Skipped[r] += n
+	}
+	for r, n := range map[string]int{SkipNoMatch: c.NoMatch, SkipNoID: c.NoID, SkipRepeated: c.Repeated, SkipKnown: c.Duplicates, SkipQuota: c.DroppedQuota} {
+		if n > 0 {
+			sum.Skipped[r] += n
+		}
+	}
+	if len(sum.Skipped) == 0 {
+		sum.Skipped = nil
+	}
+	for _, p := range b.Posts {
+		if p.Note != "" {
+			if sum.Notes == nil {
+				sum.Notes = map[string]int{}
+			}
+			sum.Notes[p.Note]++
+		}
+	}
+	return sum, b.Skipped.Total() + c.NoID
+}
+
+// degraded: the platform answered with posts and none could be stored
+// because of what they lacked (no date, no id): the silent zero this
+// status exists for. Posts already stored, or that do not match the
+// monitor's keywords, are an ordinary empty scan.
+func degraded(o scanOutcome) bool {
+	s := o.summary
+	return s != nil && s.Read > 0 && s.Stored == 0 && s.Skipped[SkipKnown] == 0 && o.defects > 0
 }
 
 // postGapWeight is the weight of the newest sample in the moving average of
@@ -72,6 +120,12 @@ func nextHealth(prev store.SourceRecord, o scanOutcome, h HealthConfig) (rec sto
 		rec.Status, rec.Detail = "not_configured", o.notConfigured
 		rec.LastError, rec.FailingSince, rec.ConsecutiveFailures, rec.RateLimitedUntil = "", nil, 0, nil
 		return rec, false
+	case o.capped != nil:
+		until := o.capped.Until.UTC()
+		rec.Status, rec.RateLimitedUntil = "cap_reached", &until
+		rec.Detail = fmt.Sprintf("the platform's usage cap is used up (%s); next scan after %s", o.capped.Detail, until.Format(time.RFC3339))
+		rec.Scans++
+		return rec, false
 	case !o.rateLimited.IsZero():
 		until := o.rateLimited.UTC()
 		rec.Status, rec.RateLimitedUntil = "rate_limited", &until
@@ -82,6 +136,7 @@ func nextHealth(prev store.SourceRecord, o scanOutcome, h HealthConfig) (rec sto
 	}
 	rec.Scans++
 	rec.RateLimitedUntil = nil
+	rec.LastScan = o.summary
 	observePosts(&rec, o)
 	if o.err != nil {
 		rec.ConsecutiveFailures++
@@ -100,6 +155,10 @@ func nextHealth(prev store.SourceRecord, o scanOutcome, h HealthConfig) (rec sto
 		rec.State = o.state
 	}
 	rec.Status, rec.Detail = "ok", ""
+	if degraded(o) {
+		rec.Status, rec.Detail = "degraded", o.summary.String()
+		return rec, false
+	}
 	if rec.Scans >= h.StaleAfterScans && rec.EmptyScans > 0 && rec.LastPostAt != nil {
 		limit := max(h.StaleMin, time.Duration(h.StaleFactor*float64(rec.PostGap)))
 		if quiet := o.started.Sub(*rec.LastPostAt); quiet > limit {

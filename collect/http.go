@@ -168,7 +168,7 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 				retries-- // but bound the loop
 				continue
 			}
-			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until}
+			return nil, resp.Header, &RateLimitedError{Source: h.Source, Until: until, Body: h.limitBody(body)}
 		case resp.StatusCode >= 500:
 			lastErr = &StatusError{Source: h.Source, Status: resp.StatusCode, Body: h.errorBody(body)}
 			continue
@@ -223,6 +223,9 @@ func (h *HTTP) rateLimitUntil(hdr http.Header) time.Time {
 		}
 	}
 	if v := strings.TrimSpace(hdr.Get("X-Ratelimit-Reset")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 1e9 { // GitHub: epoch seconds
+			return time.Unix(int64(s), 0)
+		}
 		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 { // Reddit: seconds until reset
 			return now.Add(time.Duration(s * float64(time.Second)))
 		}

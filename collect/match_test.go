@@ -67,7 +67,7 @@ func TestRuleMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.rule.Match(tt.post); got != tt.want {
+			if got := Compile(tt.rule).Match(tt.post); got != tt.want {
 				t.Errorf("Match(%q) = %v, want %v", tt.post.Text, got, tt.want)
 			}
 		})
@@ -112,6 +112,6 @@ func BenchmarkRuleMatchUncompiled(b *testing.B) {
 	p := Post{Text: benchText}
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Match(p)
+		Compile(r).Match(p)
 	}
 }

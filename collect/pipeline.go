@@ -47,6 +47,9 @@ type ScanCounts struct {
 	Duplicates   int // matched posts the project already held (their monitor_ids gain this monitor)
 	DroppedQuota int // new posts not stored because the quota is used up
 	Irrelevant   int // stored mentions classified is_relevant=false
+	NoID         int // posts without an external id (not stored)
+	Repeated     int // posts given twice in the batch (counted once)
+	NoMatch      int // posts the monitor's rule does not match
 }
 
 func (c *ScanCounts) add(o ScanCounts) {
@@ -56,6 +59,9 @@ func (c *ScanCounts) add(o ScanCounts) {
 	c.Duplicates += o.Duplicates
 	c.DroppedQuota += o.DroppedQuota
 	c.Irrelevant += o.Irrelevant
+	c.NoID += o.NoID
+	c.Repeated += o.Repeated
+	c.NoMatch += o.NoMatch
 }
 
 // Pipeline turns fetched posts into stored mentions. Safe for concurrent use.
@@ -259,7 +265,15 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 	seen := make(map[string]bool, len(posts))
 	for _, post := range posts {
 		post = cleanPost(post)
-		if post.ExternalID == "" || seen[post.ExternalID] || !mm.match(post) {
+		switch {
+		case post.ExternalID == "":
+			counts.NoID++
+			continue
+		case seen[post.ExternalID]:
+			counts.Repeated++
+			continue
+		case !mm.match(post):
+			counts.NoMatch++
 			continue
 		}
 		seen[post.ExternalID] = true
@@ -430,7 +444,7 @@ func cmpErr(have, err error) error {
 // model server never loses a mention.
 func (p *Pipeline) classifyOne(ctx context.Context, m *store.Monitor, source string, pc *projectContext, post Post) (store.NewMention, error) {
 	in := classify.Input{
-		Text: post.Text, Source: source, Keywords: m.Keywords, Project: pc.project,
+		Text: post.Text, Source: source, Kind: post.Kind, Tags: post.Tags, Keywords: m.Keywords, Project: pc.project,
 		Engagement: post.Engagement, AuthorFollowers: post.AuthorFollowers,
 		Categories: pc.categories, Relevance: pc.relevance, Corrections: pc.corrections,
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"earshot/internal/replay"
 	"earshot/netguard"
 	"earshot/vocab"
 )
@@ -25,6 +24,11 @@ type Config struct {
 	HN       HNConfig
 	News     NewsConfig
 	Reviews  ReviewsConfig
+	// The developer-community sources (issue 27).
+	GitHub        GitHubConfig
+	StackOverflow StackOverflowConfig
+	Discourse     DiscourseConfig
+	Devto         DevtoConfig
 	// AllowPrivate lets users' feed and review URLs reach private and
 	// loopback addresses (EnvAllowPrivate): local development only.
 	AllowPrivate bool
@@ -44,7 +48,10 @@ func NewPlatformClient(cfg Config, timeout time.Duration) *http.Client {
 func (c Config) origins() []string {
 	urls := []string{c.X.BaseURL, c.Reddit.BaseURL, c.Reddit.OAuthBaseURL, c.YouTube.BaseURL, c.LinkedIn.BaseURL,
 		c.Threads.BaseURL, c.Bluesky.BaseURL, c.HN.BaseURL, c.News.GoogleNewsBaseURL, c.News.GDELTBaseURL,
-		c.Reviews.AppStoreBaseURL, c.Reviews.TrustpilotBaseURL}
+		c.Reviews.AppStoreBaseURL, c.Reviews.TrustpilotBaseURL, c.GitHub.BaseURL, c.StackOverflow.BaseURL, c.Devto.BaseURL}
+	// Discourse forums are the operator's own list (EARSHOT_DISCOURSE_FORUMS),
+	// reached as configured like a Mastodon instance.
+	urls = append(urls, ParseDiscourseForums(c.Discourse.Forums)...)
 	if insts, err := ParseMastodonInstances(c.Mastodon.Instances); err == nil {
 		for _, in := range insts {
 			urls = append(urls, in.BaseURL)
@@ -74,9 +81,11 @@ func NewRegistry(cfg Config, client *http.Client) *Registry {
 	cfg.Bluesky.Client, cfg.Mastodon.Client, cfg.HN.Client = client, client, client
 	cfg.News.Client, cfg.News.FeedClient = client, userClient
 	cfg.Reviews.Client, cfg.Reviews.PageClient = client, userClient
+	cfg.GitHub.Client, cfg.StackOverflow.Client, cfg.Discourse.Client, cfg.Devto.Client = client, client, client, client
 	all := []Collector{
 		NewX(cfg.X), NewReddit(cfg.Reddit), NewYouTube(cfg.YouTube), NewLinkedIn(cfg.LinkedIn), NewThreads(cfg.Threads),
 		NewBluesky(cfg.Bluesky), NewMastodon(cfg.Mastodon), NewHN(cfg.HN), NewNews(cfg.News), NewReviews(cfg.Reviews),
+		NewGitHub(cfg.GitHub), NewStackOverflow(cfg.StackOverflow), NewDiscourse(cfg.Discourse), NewDevto(cfg.Devto),
 	}
 	r := &Registry{byName: map[string]Collector{}}
 	for _, c := range all {
@@ -109,19 +118,25 @@ func (r *Registry) All() []Collector {
 // feed and review URLs are on the replay server, a loopback address, so the
 // user-URL guard is lifted (AllowPrivate) as for any local development;
 // metadata addresses stay refused. Nothing is read from the environment.
-func DemoConfig(replayURL string) Config {
+// blueskyHandle is the demo's Bluesky login: the demo passes what its
+// replay server knows, so production code does not import the demo.
+func DemoConfig(replayURL, blueskyHandle string) Config {
 	base := strings.TrimRight(replayURL, "/")
 	return Config{
-		X:            XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
-		Reddit:       RedditConfig{BaseURL: base + "/reddit", OAuthBaseURL: base + "/reddit"},
-		YouTube:      YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
-		LinkedIn:     LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
-		Threads:      ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
-		Bluesky:      BlueskyConfig{BaseURL: base + "/bluesky", Handle: replay.BlueskyHandle, AppPassword: "demo-app-password"},
-		Mastodon:     MastodonConfig{Instances: base + "/mastodon=demo-token"},
-		HN:           HNConfig{BaseURL: base + "/hn"},
-		News:         NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
-		Reviews:      ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
-		AllowPrivate: true,
+		X:             XConfig{BaseURL: base + "/x", BearerToken: "demo-token"},
+		Reddit:        RedditConfig{BaseURL: base + "/reddit", OAuthBaseURL: base + "/reddit"},
+		YouTube:       YouTubeConfig{BaseURL: base + "/youtube", APIKey: "demo-key"},
+		LinkedIn:      LinkedInConfig{BaseURL: base + "/linkedin", AccessToken: "demo-token"},
+		Threads:       ThreadsConfig{BaseURL: base + "/threads", AccessToken: "demo-token"},
+		Bluesky:       BlueskyConfig{BaseURL: base + "/bluesky", Handle: blueskyHandle, AppPassword: "demo-app-password"},
+		Mastodon:      MastodonConfig{Instances: base + "/mastodon=demo-token"},
+		HN:            HNConfig{BaseURL: base + "/hn"},
+		News:          NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
+		Reviews:       ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
+		GitHub:        GitHubConfig{BaseURL: base + "/github"},
+		StackOverflow: StackOverflowConfig{BaseURL: base + "/stackoverflow/2.3"},
+		Discourse:     DiscourseConfig{Forums: base + "/discourse"},
+		Devto:         DevtoConfig{BaseURL: base + "/devto/api"},
+		AllowPrivate:  true,
 	}
 }

@@ -28,11 +28,12 @@ func TestRegistryBuildsEverySource(t *testing.T) {
 	}
 	// Without credentials, the keyed sources say what is missing.
 	missing := map[string]string{
-		"x":        "EARSHOT_X_BEARER_TOKEN",
-		"youtube":  "EARSHOT_YOUTUBE_API_KEY",
-		"threads":  "EARSHOT_THREADS_ACCESS_TOKEN",
-		"mastodon": "EARSHOT_MASTODON_INSTANCES",
-		"linkedin": "EARSHOT_LINKEDIN_ACCESS_TOKEN (a token with r_organization_social for the pages in watch_accounts; LinkedIn has no public keyword search)",
+		"x":         "EARSHOT_X_BEARER_TOKEN",
+		"youtube":   "EARSHOT_YOUTUBE_API_KEY",
+		"threads":   "EARSHOT_THREADS_ACCESS_TOKEN",
+		"mastodon":  "EARSHOT_MASTODON_INSTANCES",
+		"discourse": "EARSHOT_DISCOURSE_FORUMS",
+		"linkedin":  "EARSHOT_LINKEDIN_ACCESS_TOKEN (a token with r_organization_social for the pages in watch_accounts; LinkedIn has no public keyword search)",
 	}
 	for _, c := range reg.All() {
 		ok, m := c.Configured()
@@ -87,7 +88,7 @@ func TestRegistryBaseURLOverrides(t *testing.T) {
 func TestReplayAllSources(t *testing.T) {
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
+	reg := NewRegistry(DemoConfig(srv.URL, replay.BlueskyHandle), srv.Client())
 	q := demoQuery(srv.URL, time.Now().Add(-7*24*time.Hour))
 	handled := replay.Sources()
 	for _, c := range reg.All() {

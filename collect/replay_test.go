@@ -26,7 +26,7 @@ func demoQuery(replayURL string, since time.Time) Query {
 func TestReplayCollectorsC(t *testing.T) {
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	reg := NewRegistry(DemoConfig(srv.URL), srv.Client())
+	reg := NewRegistry(DemoConfig(srv.URL, replay.BlueskyHandle), srv.Client())
 	now := time.Now()
 	want := map[string]int{"threads": 20, "linkedin": 20, "news": 25, "reviews": 23}
 	for source, n := range want {

@@ -85,6 +85,12 @@ var (
 	reAppCountry = regexp.MustCompile(`^/([a-z]{2})/`)
 )
 
+// GooglePlayUnsupported and IsGooglePlayURL: see package wire.
+const GooglePlayUnsupported = wire.GooglePlayUnsupported
+
+// IsGooglePlayURL reports whether raw is a Google Play page.
+func IsGooglePlayURL(raw string) bool { return wire.IsGooglePlayURL(raw) }
+
 // ClassifyReviewURL says how a review URL is read and, for the App Store,
 // returns the country and app id; for Trustpilot, the reviewed domain.
 func ClassifyReviewURL(raw string) (kind ReviewURLKind, country, id string) {
@@ -123,6 +129,12 @@ func (r *Reviews) Fetch(ctx context.Context, q Query) (Batch, error) {
 	for _, raw := range q.ReviewURLs {
 		var got []Post
 		var err error
+		if IsGooglePlayURL(raw) {
+			// Saved before Play URLs were refused: fail the unit so the
+			// status says why, rather than an ok with no review ever.
+			errs = append(errs, fmt.Errorf("%s: %s", raw, GooglePlayUnsupported))
+			continue
+		}
 		switch kind, country, id := ClassifyReviewURL(raw); kind {
 		case ReviewKindAppStore:
 			got, err = r.fetchAppStore(ctx, country, id, q.Since)
@@ -185,9 +197,16 @@ type appStoreEntry struct {
 
 type appStoreFeed struct {
 	Feed *struct {
-		Entry json.RawMessage `json:"entry"`
+		Updated appStoreLabel   `json:"updated"` // when Apple built the feed
+		Entry   json.RawMessage `json:"entry"`
 	} `json:"feed"`
 }
+
+// Date notes of App Store reviews without their own "updated".
+const (
+	NoteFeedDated      = "dated by the feed's update time (the review has none)"
+	NoteCollectedDated = "dated at collection (the feed gives no date)"
+)
 
 func (r *Reviews) fetchAppStore(ctx context.Context, country, appID string, since time.Time) ([]Post, error) {
 	var posts []Post
@@ -208,17 +227,24 @@ func (r *Reviews) fetchAppStore(ctx context.Context, country, appID string, sinc
 				continue // older feeds put the app itself first
 			}
 			reviews++
+			note := ""
 			if strings.TrimSpace(e.Updated.Label) == "" {
 				// Some feeds (an App Store capture from 2020) carry no
-				// "updated", and no other date: without one the review
-				// cannot be placed in the scan window, so it is skipped
-				// rather than failing the whole source.
-				continue
+				// "updated" on their reviews. Skipping them stored 0 of
+				// 50 and said nothing; a review is dated instead by the
+				// feed's own "updated" (no older than the review, as the
+				// feed lists the newest first) or, without one, by the
+				// collection time, and the scan summary says so.
+				e.Updated, note = f.Feed.Updated, NoteFeedDated
+				if strings.TrimSpace(e.Updated.Label) == "" {
+					e.Updated.Label, note = r.cfg.Now().UTC().Format(time.RFC3339), NoteCollectedDated
+				}
 			}
 			p, err := appStorePost(e, country, appID)
 			if err != nil {
 				return posts, err
 			}
+			p.Note = note
 			if p.PublishedAt.Before(since) {
 				older = true
 				continue

@@ -232,7 +232,8 @@ func TestClassifyReviewURL(t *testing.T) {
 }
 
 // A review without "updated" (an App Store capture from 2020 lacks it) is
-// skipped; the others are read and the source does not fail.
+// dated by the feed's own "updated" and marked so; it used to be skipped
+// without a word (issue 27).
 func TestReviewsAppStoreEntryWithoutUpdated(t *testing.T) {
 	srv, _ := reviewsServer(t, "appstore_no_updated")
 	b, err := newTestReviews(srv, "").Fetch(context.Background(), Query{
@@ -242,7 +243,12 @@ func TestReviewsAppStoreEntryWithoutUpdated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("one review without a date failed the source: %v", err)
 	}
-	if len(b.Posts) != 1 || b.Posts[0].ExternalID != "appstore:11290024630" {
-		t.Errorf("posts %+v, want the dated review only", b.Posts)
+	if len(b.Posts) != 2 || b.Posts[0].ExternalID != "appstore:11290024630" || b.Posts[0].Note != "" {
+		t.Fatalf("posts %+v, want the dated review then the undated one", b.Posts)
+	}
+	undated := b.Posts[1]
+	if undated.ExternalID != "appstore:11285559638" || undated.Note != NoteFeedDated ||
+		!undated.PublishedAt.Equal(time.Date(2024, 5, 3, 18, 0, 0, 0, time.UTC)) {
+		t.Errorf("undated review %+v, want the feed's updated (2024-05-03T11:00:00-07:00) and the note", undated)
 	}
 }

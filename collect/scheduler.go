@@ -496,7 +496,10 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 			batch.Posts = nil
 		}
 		o.posts = batch.Posts
-		if rl, ok := IsRateLimited(err); ok {
+		var capped *CapReachedError
+		if errors.As(err, &capped) {
+			o.capped = capped
+		} else if rl, ok := IsRateLimited(err); ok {
 			o.rateLimited = rl.Until
 		} else if errors.Is(err, ErrLinkedInNoOrganizations) {
 			o.notConfigured = LinkedInNoKeywordSearch
@@ -517,9 +520,21 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 				log.Error("processing posts", "err", perr)
 				o.err = errors.Join(o.err, perr)
 				o.rateLimited = time.Time{}
+				o.capped = nil
 				o.state = ""
 			}
 		}
+		if len(batch.Refresh) > 0 && o.err == nil {
+			eng := make(map[string]map[string]int64, len(batch.Refresh))
+			for _, p := range batch.Refresh {
+				eng[p.ExternalID] = p.Engagement
+			}
+			if err := s.st.RefreshEngagement(context.WithoutCancel(ctx), m.ProjectID, src, eng); err != nil {
+				log.Error("refreshing counters", "err", err)
+				o.err, o.state = err, "" // asked again next scan
+			}
+		}
+		o.summary, o.defects = summarize(batch, counts)
 	}
 	rec, failedNow := nextHealth(prev, o, s.cfg.Health)
 	rec.MonitorID, rec.Source = m.ID, src
@@ -530,10 +545,13 @@ func (s *Scheduler) scanSource(ctx context.Context, log *slog.Logger, m *store.M
 	if o.notConfigured == "" || len(o.posts) > 0 {
 		scan = &store.ScanRecord{MonitorID: m.ID, Source: src, StartedAt: now, FinishedAt: s.now(), Fetched: counts.Fetched,
 			Matched: counts.Matched, New: counts.New, Duplicates: counts.Duplicates, DroppedQuota: counts.DroppedQuota}
+		if o.summary != nil {
+			scan.Read, scan.Skipped = o.summary.Read, o.summary.Skipped
+		}
 		switch {
 		case o.err != nil:
 			scan.Error = o.err.Error()
-		case !o.rateLimited.IsZero():
+		case !o.rateLimited.IsZero() || o.capped != nil:
 			scan.Error = rec.Detail
 		}
 	}

@@ -231,7 +231,7 @@ func TestSchedulerRunScansNewMonitorAtOnce(t *testing.T) {
 	f := newFixture(t)
 	srv := httptest.NewServer(replay.NewHandler())
 	defer srv.Close()
-	s := NewScheduler(f.st, NewRegistry(DemoConfig(srv.URL), srv.Client()), nil, SchedulerConfig{Poll: time.Hour}, quietLog(), nil)
+	s := NewScheduler(f.st, NewRegistry(DemoConfig(srv.URL, replay.BlueskyHandle), srv.Client()), nil, SchedulerConfig{Poll: time.Hour}, quietLog(), nil)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	time.Sleep(50 * time.Millisecond) // Run's first look finds nothing

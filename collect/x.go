@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +67,9 @@ type xPage struct {
 		AuthorID      string           `json:"author_id"`
 		CreatedAt     string           `json:"created_at"`
 		PublicMetrics map[string]int64 `json:"public_metrics"`
+		Entities      struct {
+			URLs []xURLEntity `json:"urls"`
+		} `json:"entities"`
 	} `json:"data"`
 	Includes struct {
 		Users []struct {
@@ -120,13 +124,13 @@ func (x *X) Fetch(ctx context.Context, q Query) (Batch, error) {
 			v.Set("since_id", sinceID)
 		}
 		v.Set("expansions", "author_id")
-		v.Set("tweet.fields", "created_at,public_metrics,author_id")
+		v.Set("tweet.fields", "created_at,public_metrics,author_id,entities")
 		v.Set("user.fields", "username,public_metrics")
 		for page := 0; page < x.cfg.MaxPages; page++ {
 			var p xPage
 			hdr, err := x.http.GetJSON(ctx, x.cfg.BaseURL+"/2/tweets/search/recent?"+v.Encode(), &p)
 			if err != nil {
-				return Batch{}, err
+				return Batch{}, x.capReached(err, hdr)
 			}
 			posts, err := p.posts()
 			if err != nil {
@@ -188,13 +192,14 @@ func (p *xPage) posts() ([]Post, error) {
 			URL:             "https://x.com/i/web/status/" + t.ID,
 			AuthorHandle:    wire.NormalizeHandle(u.name),
 			AuthorFollowers: u.followers,
-			Text:            wire.UnescapeText(t.Text), // plain text; X escapes &, < and >
+			Text:            expandXURLs(wire.UnescapeText(t.Text), t.Entities.URLs), // plain text; X escapes &, < and >
 			PublishedAt:     published,
 			Engagement:      map[string]int64{},
 		}
 		if u.name != "" {
 			post.URL = "https://x.com/" + url.PathEscape(u.name) + "/status/" + t.ID
 		}
+		post.Links = xLinks(t.Entities.URLs)
 		for _, m := range xMetrics {
 			if n, ok := t.PublicMetrics[m[0]]; ok {
 				post.Engagement[m[1]] = n
@@ -203,6 +208,68 @@ func (p *xPage) posts() ([]Post, error) {
 		out = append(out, post)
 	}
 	return out, nil
+}
+
+// xURLEntity is one link of a post: X shortens every link in the text to
+// a t.co URL and gives the full one here.
+type xURLEntity struct {
+	URL         string `json:"url"`          // the t.co link in the text
+	ExpandedURL string `json:"expanded_url"` // what the author wrote
+	UnwoundURL  string `json:"unwound_url"`  // after redirects (enterprise and some v2 answers)
+}
+
+func (e xURLEntity) full() string {
+	if e.UnwoundURL != "" {
+		return e.UnwoundURL
+	}
+	return e.ExpandedURL
+}
+
+// expandXURLs shows every link of the text in its full form: a t.co link
+// joins no story and matches no keyword of the page it points to.
+func expandXURLs(text string, urls []xURLEntity) string {
+	for _, e := range urls {
+		if e.URL != "" && e.full() != "" {
+			text = strings.ReplaceAll(text, e.URL, e.full())
+		}
+	}
+	return text
+}
+
+// xLinks are the post's full links; a link card's URL (the last t.co of
+// a link-only post) may not be in the text at all.
+func xLinks(urls []xURLEntity) []string {
+	var out []string
+	for _, e := range urls {
+		if u := e.full(); u != "" && !strings.HasPrefix(u, "https://x.com/") && !strings.HasPrefix(u, "https://twitter.com/") {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// reXCapDetail reads "detail" from X's usage-cap answer; the error keeps
+// only the start of the body, so it may not be whole JSON.
+var reXCapDetail = regexp.MustCompile(`"detail"\s*:\s*"([^"]*)"`)
+
+// capReached turns a 429 UsageCapExceeded into a CapReachedError: the
+// monthly post cap lasts until the next month (or the Retry-After X may
+// send), so retrying every minute only burns requests.
+func (x *X) capReached(err error, hdr http.Header) error {
+	rl, ok := IsRateLimited(err)
+	if !ok || !strings.Contains(rl.Body, "UsageCapExceeded") && !strings.Contains(rl.Body, "usage-capped") {
+		return err
+	}
+	detail := "UsageCapExceeded"
+	if m := reXCapDetail.FindStringSubmatch(rl.Body); m != nil {
+		detail = m[1]
+	}
+	now := x.cfg.Now().UTC()
+	until := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	if ra := strings.TrimSpace(hdr.Get("Retry-After")); ra != "" {
+		until = x.http.rateLimitUntil(hdr).UTC()
+	}
+	return &CapReachedError{Source: "x", Until: until, Detail: detail}
 }
 
 // waitForBudget honours x-rate-limit-remaining before the next page: with

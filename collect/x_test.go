@@ -61,7 +61,7 @@ func TestXFetchPagesAndNormalises(t *testing.T) {
 	q := reqs[0].URL.Query()
 	if q.Get("query") != `(acme OR "acme.io") -is:retweet` || q.Get("max_results") != "100" ||
 		q.Get("start_time") != "2024-04-30T13:00:00Z" || q.Get("since_id") != "" || q.Get("expansions") != "author_id" ||
-		q.Get("tweet.fields") != "created_at,public_metrics,author_id" || q.Get("user.fields") != "username,public_metrics" {
+		q.Get("tweet.fields") != "created_at,public_metrics,author_id,entities" || q.Get("user.fields") != "username,public_metrics" {
 		t.Errorf("params %v", q)
 	}
 	if reqs[1].URL.Query().Get("next_token") != xToken {

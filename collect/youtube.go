@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -76,8 +77,9 @@ type YouTubeConfig struct {
 }
 
 // YouTube finds new videos with search.list (order=date) and reads their
-// counters with videos.list, within a daily quota-unit budget. It keeps no
-// State: each scan searches the scheduler's window (q.Since).
+// counters with videos.list, within a daily quota-unit budget. Each scan
+// searches the scheduler's window (q.Since); State only lists the videos
+// stored without counters, to fill in later.
 type YouTube struct {
 	cfg  YouTubeConfig
 	http *HTTP
@@ -203,27 +205,89 @@ func (y *YouTube) Fetch(ctx context.Context, q Query) (Batch, error) {
 		}
 		v.Set("pageToken", sp.NextPageToken)
 	}
-	if err := y.statistics(ctx, ids, byID); err != nil {
+	pending, err := y.statistics(ctx, ids, byID)
+	if err != nil {
 		return Batch{}, err
+	}
+	for _, id := range pending {
+		byID[id].Note = NoteNoCounters
 	}
 	for _, id := range ids {
 		b.Posts = append(b.Posts, *byID[id])
 	}
+	// Videos an earlier scan stored without counters get them now, if
+	// the budget allows (it does once Google's quota reset). Those found
+	// again are duplicates the pipeline does not write, so their counters
+	// go out as a refresh too.
+	var earlier []string
+	refresh := map[string]*Post{}
+	for _, id := range parseYouTubeState(q.State).PendingStats {
+		if p := byID[id]; p != nil {
+			refresh[id] = p
+			continue
+		}
+		earlier = append(earlier, id)
+		refresh[id] = &Post{Source: "youtube", ExternalID: id, Engagement: map[string]int64{}}
+	}
+	still, err := y.statistics(ctx, earlier, refresh)
+	if err != nil {
+		return Batch{}, err
+	}
+	pending = append(pending, still...)
+	for _, id := range parseYouTubeState(q.State).PendingStats {
+		if p := refresh[id]; len(p.Engagement) > 0 {
+			b.Refresh = append(b.Refresh, Post{Source: "youtube", ExternalID: id, Engagement: p.Engagement})
+		}
+	}
+	b.State = youtubeState{PendingStats: pending[:min(len(pending), youtubeMaxPending)]}.String()
 	return b, nil
 }
 
-// statistics fills counters from videos.list, 50 ids a call. When the day's
-// budget cannot pay for a call the videos go out without counters: the
-// search units are already spent and the posts are worth more than the
-// numbers.
-func (y *YouTube) statistics(ctx context.Context, ids []string, byID map[string]*Post) error {
+// NoteNoCounters marks a video stored without its counters: videos.list
+// was refused (Google's quotaExceeded, or our own daily budget); a later
+// scan fills them in.
+const NoteNoCounters = "stored without counters (videos.list refused; filled in on a later scan)"
+
+// youtubeMaxPending bounds the ids a scan remembers to fill in later (10
+// videos.list calls).
+const youtubeMaxPending = 500
+
+// youtubeState is YouTube's Batch.State: the videos stored without
+// counters. It is never empty ("{}"), so a scan that filled them in
+// clears what the previous one left.
+type youtubeState struct {
+	PendingStats []string `json:"pending_stats,omitempty"`
+}
+
+func (s youtubeState) String() string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// parseYouTubeState reads the state; an older or damaged one is empty (the
+// counters of those videos are lost, not the scan).
+func parseYouTubeState(raw string) youtubeState {
+	var s youtubeState
+	_ = json.Unmarshal([]byte(raw), &s)
+	return s
+}
+
+// statistics fills counters from videos.list, 50 ids a call, and returns
+// the ids left without them. When the day's budget cannot pay for a call,
+// or Google refuses it (403 quotaExceeded after the search units were
+// spent), the videos go out without counters: the posts are worth more
+// than the numbers, and a later scan fills them in.
+func (y *YouTube) statistics(ctx context.Context, ids []string, byID map[string]*Post) (pending []string, err error) {
 	for start := 0; start < len(ids); start += 50 {
 		chunk := ids[start:min(start+50, len(ids))]
 		if err := y.spend(ctx, youtubeVideosCost); err != nil {
 			if _, ok := IsRateLimited(err); ok {
-				return nil
+				return ids[start:], nil
 			}
-			return err
+			return nil, err
 		}
 		v := url.Values{}
 		v.Set("part", "statistics")
@@ -232,10 +296,13 @@ func (y *YouTube) statistics(ctx context.Context, ids []string, byID map[string]
 		v.Set("key", y.cfg.APIKey)
 		var vp youtubeVideosPage
 		if err := y.getJSON(ctx, y.cfg.BaseURL+"/videos?"+v.Encode(), &vp); err != nil {
-			return err
+			if _, ok := IsRateLimited(err); ok {
+				return ids[start:], nil
+			}
+			return nil, err
 		}
 		if vp.Items == nil {
-			return fmt.Errorf("youtube: %w: videos response without items", errMalformed)
+			return nil, fmt.Errorf("youtube: %w: videos response without items", errMalformed)
 		}
 		for _, it := range *vp.Items {
 			p := byID[it.ID]
@@ -246,14 +313,14 @@ func (y *YouTube) statistics(ctx context.Context, ids []string, byID map[string]
 				if s, ok := it.Statistics[k]; ok {
 					n, err := strconv.ParseInt(s, 10, 64)
 					if err != nil {
-						return fmt.Errorf("youtube: %w: %s of %s = %q", errMalformed, k, it.ID, s)
+						return nil, fmt.Errorf("youtube: %w: %s of %s = %q", errMalformed, k, it.ID, s)
 					}
 					p.Engagement[k] = n
 				}
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // spend charges units to today's (UTC) budget, or returns a

@@ -23,6 +23,7 @@ import (
 	"earshot/server"
 	"earshot/store"
 	"earshot/store/storetest"
+	"earshot/vocab"
 )
 
 // updateToolsnaps regenerates testdata/toolsnaps (go test ./server -run
@@ -333,7 +334,7 @@ func TestMCPToolSchemas(t *testing.T) {
 		t.Errorf("create_monitor name: %v", name)
 	}
 	src := props["sources"].(map[string]any)
-	if src["type"] != "array" || src["maxItems"] != 10.0 || len(src["items"].(map[string]any)["enum"].([]any)) != 10 {
+	if src["type"] != "array" || src["maxItems"] != float64(len(vocab.Sources)) || len(src["items"].(map[string]any)["enum"].([]any)) != len(vocab.Sources) {
 		t.Errorf("create_monitor sources: %v", src)
 	}
 	bf := props["backfill_hours"].(map[string]any)

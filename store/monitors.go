@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"earshot/api"
+
 	"github.com/google/uuid"
 )
 
@@ -186,7 +188,7 @@ func (s *Store) RemoveKeyword(ctx context.Context, projectID, keyword string) ([
 // SourceStatus is the health of one source of one monitor.
 type SourceStatus struct {
 	Source           string
-	Status           string // pending, ok, not_configured, rate_limited, failing, stale, quota_reached
+	Status           string // pending, ok, degraded, not_configured, rate_limited, cap_reached, failing, stale, quota_reached
 	Detail           string
 	LastError        string
 	FailingSince     *string
@@ -194,6 +196,7 @@ type SourceStatus struct {
 	LastOKAt         *string
 	LastPostAt       *string
 	QuotaDropped     int // new posts of this source dropped over the quota this period (scan history)
+	LastScan         *api.ScanSummary
 }
 
 func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
@@ -206,8 +209,8 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 		byID[m.ID] = m
 		ids = append(ids, m.ID)
 	}
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at
-		FROM monitor_sources WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT monitor_id, source, status, detail, last_error, failing_since, rate_limited_until, last_ok_at, last_post_at, COALESCE(l.summary, '')
+		FROM monitor_sources LEFT JOIN source_last_scan l USING (monitor_id, source) WHERE monitor_id IN (`+placeholders(len(ids))+`) ORDER BY monitor_id, source`, ids...)
 	if err != nil {
 		return err
 	}
@@ -216,9 +219,11 @@ func (s *Store) attachStatus(ctx context.Context, ms []*Monitor) error {
 	for rows.Next() {
 		var id string
 		var st SourceStatus
-		if err := rows.Scan(&id, &st.Source, &st.Status, &st.Detail, &st.LastError, &st.FailingSince, &st.RateLimitedUntil, &st.LastOKAt, &st.LastPostAt); err != nil {
+		var last string
+		if err := rows.Scan(&id, &st.Source, &st.Status, &st.Detail, &st.LastError, &st.FailingSince, &st.RateLimitedUntil, &st.LastOKAt, &st.LastPostAt, &last); err != nil {
 			return err
 		}
+		st.LastScan = parseScanSummary(last).API()
 		if got[id] == nil {
 			got[id] = map[string]SourceStatus{}
 		}

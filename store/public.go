@@ -129,7 +129,7 @@ func (m *Monitor) Record() *api.Monitor {
 		out.SourceStatus = make([]api.SourceStatus, len(m.SourceStatus))
 		for i, s := range m.SourceStatus {
 			out.SourceStatus[i] = api.SourceStatus{Source: s.Source, Status: s.Status, Detail: s.Detail, LastError: s.LastError,
-				FailingSince: s.FailingSince, RateLimitedUntil: s.RateLimitedUntil, LastOKAt: s.LastOKAt, LastPostAt: s.LastPostAt, QuotaDropped: s.QuotaDropped}
+				FailingSince: s.FailingSince, RateLimitedUntil: s.RateLimitedUntil, LastOKAt: s.LastOKAt, LastPostAt: s.LastPostAt, QuotaDropped: s.QuotaDropped, LastScan: s.LastScan}
 		}
 	}
 	return out

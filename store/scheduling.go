@@ -3,9 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
+
+	"earshot/api"
 
 	"github.com/google/uuid"
 )
@@ -213,7 +218,7 @@ type SourceRecord struct {
 	MonitorID           string
 	Source              string
 	State               string // the collector's opaque incremental state
-	Status              string // pending, ok, not_configured, rate_limited, failing, stale
+	Status              string // pending, ok, degraded, not_configured, rate_limited, cap_reached, failing, stale
 	Detail              string
 	LastError           string
 	FailingSince        *time.Time
@@ -224,19 +229,121 @@ type SourceRecord struct {
 	EmptyScans          int        // successful scans in a row without a newer post
 	Scans               int        // fetches attempted
 	PostGap             time.Duration
+	LastScan            *ScanSummary // what the latest fetch read, stored and skipped; nil before one ran
+}
+
+// ScanSummary is what one scan of a source read from the platform, stored
+// and skipped, with the reason of every skip ("no date", "no keyword
+// match", "already stored"…): a scan that stores nothing says why.
+type ScanSummary struct {
+	Read    int            `json:"read"`
+	Stored  int            `json:"stored"`
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Notes count stored posts with a caveat, e.g. "dated at collection
+	// (the feed gives no date)".
+	Notes map[string]int `json:"notes,omitempty"`
+}
+
+// SkippedTotal is the number of posts skipped for any reason.
+func (s ScanSummary) SkippedTotal() int {
+	n := 0
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
+}
+
+// String is the one-line form the source status shows:
+// "read 50, stored 0, skipped 50: no date".
+func (s ScanSummary) String() string {
+	out := fmt.Sprintf("read %d, stored %d", s.Read, s.Stored)
+	if len(s.Notes) > 0 {
+		out += " (" + countList(s.Notes, true) + ")"
+	}
+	total := s.SkippedTotal()
+	if total == 0 {
+		return out
+	}
+	if len(s.Skipped) == 1 {
+		for r := range s.Skipped {
+			return fmt.Sprintf("%s, skipped %d: %s", out, total, r)
+		}
+	}
+	return fmt.Sprintf("%s, skipped %d: %s", out, total, countList(s.Skipped, false))
+}
+
+// countList writes reason counts most frequent first (ties by name, so the
+// line is stable): "40 no date, 10 no keyword match".
+func countList(m map[string]int, withCounts bool) string {
+	reasons := make([]string, 0, len(m))
+	for r, n := range m {
+		if n > 0 {
+			reasons = append(reasons, r)
+		}
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if m[reasons[i]] != m[reasons[j]] {
+			return m[reasons[i]] > m[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = r
+		if withCounts || len(reasons) > 1 {
+			parts[i] = fmt.Sprintf("%d %s", m[r], r)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// API is the summary as source_status shows it; nil stays nil.
+func (s *ScanSummary) API() *api.ScanSummary {
+	if s == nil {
+		return nil
+	}
+	return &api.ScanSummary{Read: s.Read, Stored: s.Stored, Skipped: s.SkippedTotal(), SkipReasons: s.Skipped, Notes: s.Notes, Summary: s.String()}
+}
+
+func scanSummaryJSON(s *ScanSummary) string {
+	if s == nil {
+		return ""
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "" // a map of ints always marshals
+	}
+	return string(b)
+}
+
+func parseScanSummary(raw string) *ScanSummary {
+	if raw == "" {
+		return nil
+	}
+	var s ScanSummary
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 const sourceCols = `monitor_id, source, state, status, detail, last_error, failing_since, consecutive_failures, rate_limited_until,
 	last_ok_at, last_post_at, empty_scans, scans_total, post_gap_seconds`
 
+// sourceSelect reads sourceCols and the latest scan's summary (a table of
+// its own, migration 260).
+const sourceSelect = `SELECT ` + sourceCols + `, COALESCE(l.summary, '') FROM monitor_sources LEFT JOIN source_last_scan l USING (monitor_id, source)`
+
 func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error) {
 	var r SourceRecord
 	var failing, limited, ok, post sql.NullString
 	var gap float64
+	var last string
 	if err := row.Scan(&r.MonitorID, &r.Source, &r.State, &r.Status, &r.Detail, &r.LastError, &failing, &r.ConsecutiveFailures, &limited,
-		&ok, &post, &r.EmptyScans, &r.Scans, &gap); err != nil {
+		&ok, &post, &r.EmptyScans, &r.Scans, &gap, &last); err != nil {
 		return r, err
 	}
+	r.LastScan = parseScanSummary(last)
 	var err error
 	for _, f := range []struct {
 		src sql.NullString
@@ -259,7 +366,7 @@ func scanSourceRecord(row interface{ Scan(...any) error }) (SourceRecord, error)
 // SourceState returns what the source of the monitor remembers; a source
 // never scanned has an empty record with status pending.
 func (s *Store) SourceState(ctx context.Context, monitorID, source string) (SourceRecord, error) {
-	r, err := scanSourceRecord(s.rd(ctx).QueryRowContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ? AND source = ?`, monitorID, source))
+	r, err := scanSourceRecord(s.rd(ctx).QueryRowContext(ctx, sourceSelect+` WHERE monitor_id = ? AND source = ?`, monitorID, source))
 	if errors.Is(err, sql.ErrNoRows) {
 		return SourceRecord{MonitorID: monitorID, Source: source, Status: "pending"}, nil
 	}
@@ -268,7 +375,7 @@ func (s *Store) SourceState(ctx context.Context, monitorID, source string) (Sour
 
 // SourceStates returns the records of every scanned source of a monitor.
 func (s *Store) SourceStates(ctx context.Context, monitorID string) (map[string]SourceRecord, error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT `+sourceCols+` FROM monitor_sources WHERE monitor_id = ?`, monitorID)
+	rows, err := s.rd(ctx).QueryContext(ctx, sourceSelect+` WHERE monitor_id = ?`, monitorID)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +404,8 @@ type ScanRecord struct {
 	Duplicates   int
 	DroppedQuota int
 	Error        string
+	Read         int            // posts the platform returned, before any skip
+	Skipped      map[string]int // reason -> posts not stored for it
 }
 
 // SaveSourceResult writes a source's record after a scan and, when scan is
@@ -314,6 +423,12 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 		if err != nil {
 			return fmt.Errorf("saving source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
 		}
+		if rec.LastScan != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO source_last_scan(monitor_id, source, summary) VALUES (?,?,?)
+				ON CONFLICT(monitor_id, source) DO UPDATE SET summary = excluded.summary`, rec.MonitorID, rec.Source, scanSummaryJSON(rec.LastScan)); err != nil {
+				return fmt.Errorf("saving the last scan of source %s of monitor %s: %w", rec.Source, rec.MonitorID, err)
+			}
+		}
 		if scan != nil {
 			if scan.ID == "" {
 				scan.ID = uuid.NewString()
@@ -323,6 +438,10 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 				scan.Fetched, scan.Matched, scan.New, scan.Duplicates, scan.DroppedQuota, scan.Error); err != nil {
 				return fmt.Errorf("recording scan: %w", err)
 			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scan_counts(scan_id, posts_read, skipped) VALUES (?,?,?)`,
+				scan.ID, scan.Read, skippedJSON(scan.Skipped)); err != nil {
+				return fmt.Errorf("recording scan counts: %w", err)
+			}
 		}
 		if ev != nil {
 			return insertEvent(ctx, tx, ev)
@@ -331,10 +450,21 @@ func (s *Store) SaveSourceResult(ctx context.Context, rec SourceRecord, scan *Sc
 	})
 }
 
+func skippedJSON(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // RecentScans lists a monitor's latest scans, newest first.
 func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([]ScanRecord, error) {
-	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error
-		FROM scans WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
+	rows, err := s.rd(ctx).QueryContext(ctx, `SELECT id, monitor_id, source, started_at, COALESCE(finished_at, started_at), fetched, matched, new, duplicates, dropped_quota, error,
+		COALESCE(c.posts_read, 0), COALESCE(c.skipped, '') FROM scans LEFT JOIN scan_counts c ON c.scan_id = scans.id WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, monitorID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -342,9 +472,15 @@ func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([
 	var out []ScanRecord
 	for rows.Next() {
 		var r ScanRecord
-		var started, finished string
-		if err := rows.Scan(&r.ID, &r.MonitorID, &r.Source, &started, &finished, &r.Fetched, &r.Matched, &r.New, &r.Duplicates, &r.DroppedQuota, &r.Error); err != nil {
+		var started, finished, skipped string
+		if err := rows.Scan(&r.ID, &r.MonitorID, &r.Source, &started, &finished, &r.Fetched, &r.Matched, &r.New, &r.Duplicates, &r.DroppedQuota, &r.Error,
+			&r.Read, &skipped); err != nil {
 			return nil, err
+		}
+		if skipped != "" {
+			if err := json.Unmarshal([]byte(skipped), &r.Skipped); err != nil {
+				return nil, fmt.Errorf("scan %s: skipped: %w", r.ID, err)
+			}
 		}
 		if r.StartedAt, err = ParseTime(started); err != nil {
 			return nil, err
@@ -360,6 +496,11 @@ func (s *Store) RecentScans(ctx context.Context, monitorID string, limit int) ([
 // PruneScans deletes scan rows started before before; the scans table is a
 // recent history, not an archive.
 func (s *Store) PruneScans(ctx context.Context, before time.Time) (int64, error) {
+	// scan_counts rows go with their scans (ON DELETE CASCADE), deleted
+	// first all the same so no backend's foreign-key setting matters.
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM scan_counts WHERE scan_id IN (SELECT id FROM scans WHERE started_at < ?)`, FormatTime(before)); err != nil {
+		return 0, err
+	}
 	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM scans WHERE started_at < ?`, FormatTime(before))
 	if err != nil {
 		return 0, err
@@ -400,6 +541,25 @@ func (l *QuotaLedger) Spent(ctx context.Context, source, day string) (int, error
 		return 0, nil
 	}
 	return n, err
+}
+
+// RefreshEngagement replaces the counters of mentions the project holds
+// (source, external id -> counters): posts stored without them (YouTube
+// when videos.list was refused) get them on a later scan. Ids the project
+// does not hold are ignored.
+func (s *Store) RefreshEngagement(ctx context.Context, projectID, source string, eng map[string]map[string]int64) error {
+	if len(eng) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for ext, e := range eng {
+			if _, err := tx.ExecContext(ctx, `UPDATE mentions SET engagement = ? WHERE project_id = ? AND source = ? AND external_id = ?`,
+				toJSON(e), projectID, source, ext); err != nil {
+				return fmt.Errorf("refreshing counters of %s %s: %w", source, ext, err)
+			}
+		}
+		return nil
+	})
 }
 
 // KnownMentionMonitors returns, for those of ids already stored for

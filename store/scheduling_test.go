@@ -301,3 +301,63 @@ func TestReleaseMonitorLeases(t *testing.T) {
 		t.Fatalf("lease owners after release %v, want restarted and live", owners)
 	}
 }
+
+// Issue 27: a scan's read count and skip reasons, and the source's last
+// scan summary, are stored and read back (both backends), and pruning a
+// scan takes its counts with it.
+func TestScanSummaryStored(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	m := schedMonitor(t, st, p.ID, "m")
+	t0 := time.Now().UTC().Add(-48 * time.Hour).Truncate(time.Second)
+	sum := &ScanSummary{Read: 50, Stored: 0, Skipped: map[string]int{"no date": 40, "no keyword match": 10}}
+	rec := SourceRecord{MonitorID: m.ID, Source: "reviews", Status: "degraded", Detail: sum.String(), LastScan: sum, Scans: 1}
+	scan := &ScanRecord{MonitorID: m.ID, Source: "reviews", StartedAt: t0, FinishedAt: t0, Fetched: 10, Read: 50, Skipped: sum.Skipped}
+	if err := st.SaveSourceResult(ctx, rec, scan, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.SourceState(ctx, m.ID, "reviews")
+	if err != nil || got.LastScan == nil || got.LastScan.String() != "read 50, stored 0, skipped 50: 40 no date, 10 no keyword match" {
+		t.Fatalf("source state %+v %v", got.LastScan, err)
+	}
+	mon, err := st.Monitor(ctx, m.ProjectID, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range mon.SourceStatus {
+		if s.Source == "reviews" && (s.LastScan == nil || s.LastScan.Read != 50) {
+			t.Errorf("monitor status %+v", s)
+		}
+	}
+	scans, err := st.RecentScans(ctx, m.ID, 5)
+	if err != nil || len(scans) != 1 || scans[0].Read != 50 || scans[0].Skipped["no date"] != 40 {
+		t.Fatalf("scans %+v %v", scans, err)
+	}
+	if n, err := st.PruneScans(ctx, t0.Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("prune %d %v", n, err)
+	}
+	var left int
+	if err := st.rd(ctx).QueryRowContext(ctx, `SELECT COUNT(*) FROM scan_counts`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d scan_counts rows left (%v)", left, err)
+	}
+}
+
+// A YouTube video stored without counters (videos.list was refused) gets
+// them on a later scan: RefreshEngagement replaces the counters of the
+// mention the project holds, and ignores ids it does not hold.
+func TestRefreshEngagement(t *testing.T) {
+	ctx := context.Background()
+	st, p := schedFixture(t)
+	res, err := st.IngestMentions(ctx, p.ID, 0, []NewMention{{Source: "youtube", ExternalID: "vid1", URL: "https://www.youtube.com/watch?v=vid1",
+		Text: "acme review", PublishedAt: time.Now().UTC(), Engagement: map[string]int64{}, Category: "other", Sentiment: "neutral", Classifier: "builtin"}})
+	if err != nil || len(res.Created) != 1 {
+		t.Fatalf("ingest %+v %v", res, err)
+	}
+	if err := st.RefreshEngagement(ctx, p.ID, "youtube", map[string]map[string]int64{"vid1": {"viewCount": 1200, "likeCount": 30}, "other": {"viewCount": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.Mention(ctx, p.ID, res.Created[0].ID)
+	if err != nil || m.Engagement["viewCount"] != 1200 || m.Engagement["likeCount"] != 30 {
+		t.Fatalf("mention %+v %v", m, err)
+	}
+}

@@ -301,6 +301,7 @@ var labels = map[string]string{
 	"today": "Today", "last_24_hours": "Last 24 hours", "last_7_days": "Last 7 days", "last_30_days": "Last 30 days",
 	"last_90_days": "Last 90 days", "month_to_date": "Month to date", "all_time": "All time",
 	"ok": "OK", "not_configured": "Not configured", "rate_limited": "Rate limited", "failing": "Failing", "stale": "Stale", "pending": "Pending", "quota_reached": "Quota reached",
+	"degraded": "Degraded", "cap_reached": "Usage cap reached",
 	"my_brand": "My brand", "competitors": "Competitors", "custom": "Custom", "instant": "Instant", "hourly": "Hourly digest", "daily": "Daily digest",
 	"email": "Email", "webhook": "Webhook", "slack": "Slack", "owner": "Owner", "editor": "Editor", "viewer": "Viewer",
 	"delivered": "Delivered", "failed": "Failed", "featured": "Featured", "hidden": "Hidden", "auto": "Automatic",
@@ -315,7 +316,8 @@ func label(s string) string {
 }
 
 var sourceNames = map[string]string{"x": "X", "reddit": "Reddit", "youtube": "YouTube", "linkedin": "LinkedIn", "threads": "Threads",
-	"bluesky": "Bluesky", "mastodon": "Mastodon", "hn": "Hacker News", "news": "News", "reviews": "Reviews"}
+	"bluesky": "Bluesky", "mastodon": "Mastodon", "hn": "Hacker News", "news": "News", "reviews": "Reviews",
+	"github": "GitHub", "stackoverflow": "Stack Overflow", "discourse": "Discourse", "devto": "DEV"}
 
 func sourceName(s string) string {
 	if n, ok := sourceNames[s]; ok {
@@ -355,7 +357,8 @@ func byline(handle, source string) string {
 
 // sourceIcon is a small text badge per platform (no external assets).
 func sourceIcon(s string) template.HTML {
-	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "bluesky": "b", "mastodon": "m", "hn": "Y", "news": "N", "reviews": "★"}[s]
+	short := map[string]string{"x": "𝕏", "reddit": "r/", "youtube": "▶", "linkedin": "in", "threads": "@", "bluesky": "b", "mastodon": "m", "hn": "Y", "news": "N", "reviews": "★",
+		"github": "gh", "stackoverflow": "so", "discourse": "d", "devto": "dev"}[s]
 	if short == "" {
 		short = "•"
 	}

@@ -13,7 +13,8 @@ import "slices"
 
 // Sources are the platforms, in display order: the value of a mention's
 // source and of a monitor's sources. Each has one collector (collect/).
-var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "bluesky", "mastodon", "hn", "news", "reviews"}
+var Sources = []string{"x", "reddit", "youtube", "linkedin", "threads", "bluesky", "mastodon", "hn", "news", "reviews",
+	"github", "stackoverflow", "discourse", "devto"}
 
 // Categories are the six category values, in display order.
 var Categories = []string{"bug_report", "complaint", "misinformation", "product_idea", "testimonial", "other"}

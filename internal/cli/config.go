@@ -97,6 +97,14 @@ func collectorVars(c *collect.Config) []struct {
 		{"EARSHOT_BLUESKY_APP_PASSWORD", &c.Bluesky.AppPassword},
 		{"EARSHOT_BLUESKY_JETSTREAM_URL", &c.Bluesky.JetstreamURL},
 		{"EARSHOT_MASTODON_INSTANCES", &c.Mastodon.Instances}, // see collect.ParseMastodonInstances
+		{"EARSHOT_GITHUB_BASE_URL", &c.GitHub.BaseURL},
+		{"EARSHOT_GITHUB_TOKEN", &c.GitHub.Token},
+		{"EARSHOT_STACKEXCHANGE_BASE_URL", &c.StackOverflow.BaseURL},
+		{"EARSHOT_STACKEXCHANGE_KEY", &c.StackOverflow.Key},
+		{"EARSHOT_STACKEXCHANGE_SITES", &c.StackOverflow.Sites},
+		{"EARSHOT_DISCOURSE_FORUMS", &c.Discourse.Forums},
+		{"EARSHOT_DEVTO_BASE_URL", &c.Devto.BaseURL},
+		{"EARSHOT_DEVTO_TAGS", &c.Devto.Tags},
 	}
 }
 

@@ -44,7 +44,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		t.Error("prepareDemo on a seeded data dir succeeded")
 	}
 
-	reg := collect.NewRegistry(collect.DemoConfig(replay.URL), replay.Client())
+	reg := collect.NewRegistry(demoCollectors(replay.URL), replay.Client())
 	sched := collect.NewScheduler(st, reg, nil, collect.SchedulerConfig{Ledger: st.QuotaLedger(),
 		Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	// The first scan is due at once: one round scans both monitors.

@@ -93,7 +93,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	defer st.Close()
 	svc, replaySrv, info := startDemo(t, ctx, st)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoConfig(replaySrv.URL), replaySrv.Client()), nil,
+	sched := collect.NewScheduler(st, collect.NewRegistry(demoCollectors(replaySrv.URL), replaySrv.Client()), nil,
 		collect.SchedulerConfig{Ledger: st.QuotaLedger(), Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if n, err := sched.ScanDue(ctx); err != nil || n == 0 {
 		t.Fatalf("scan: %d %v", n, err)

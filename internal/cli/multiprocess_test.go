@@ -50,7 +50,7 @@ func slowReplay(t *testing.T, delay time.Duration) *httptest.Server {
 
 // replayVars are the variables that point every collector at replay.
 func replayVars(replayURL string) []string {
-	c := collect.DemoConfig(replayURL)
+	c := demoCollectors(replayURL)
 	var out []string
 	for _, v := range collectorVars(&c) {
 		if *v.dst != "" {
@@ -377,7 +377,7 @@ func referenceCounts(t *testing.T, replayURL string, n int) (mentions []int, sto
 			}
 		}
 	}
-	sched := collect.NewScheduler(st, collect.NewRegistry(collect.DemoConfig(replayURL), http.DefaultClient), nil,
+	sched := collect.NewScheduler(st, collect.NewRegistry(demoCollectors(replayURL), http.DefaultClient), nil,
 		collect.SchedulerConfig{Monitors: 2 * n, Pipeline: collect.PipelineConfig{QuotaFunc: svc.Quota}}, log, nil)
 	if k, err := sched.ScanDue(ctx); err != nil || k != 2*n {
 		t.Fatalf("reference scan: %d monitors, %v", k, err)

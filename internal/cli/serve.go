@@ -170,7 +170,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		go rs.Serve(rln)
 		defer rs.Close()
 		replayURL = "http://" + rln.Addr().String()
-		cfg.Collectors = collect.DemoConfig(replayURL)
+		cfg.Collectors = demoCollectors(replayURL)
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + ln.Addr().String()
@@ -375,4 +375,10 @@ func envDuration(getenv func(string) string, key string, least time.Duration) (t
 		return 0, usagef("invalid value %q for %s: must be a duration of at least %s, like 5m", v, key, least)
 	}
 	return d, nil
+}
+
+// demoCollectors points every collector at the demo's replay server, with
+// the demo's Bluesky login.
+func demoCollectors(replayURL string) collect.Config {
+	return collect.DemoConfig(replayURL, replay.BlueskyHandle)
 }

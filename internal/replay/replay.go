@@ -56,6 +56,9 @@ func sourceHandlers() map[string]http.Handler {
 	for name, h := range searchHandlers(fsys) { // hn, reddit, youtube, x: search_apis.go
 		handlers[name] = h
 	}
+	for name, h := range devHandlers(fsys) { // github, stackoverflow, discourse, devto: devsources.go
+		handlers[name] = h
+	}
 	for name, h := range socialHandlers(func(dir string) *demoShift { return newDemoShift(fsys, dir) }) { // bluesky, mastodon
 		handlers[name] = h
 	}
@@ -272,7 +275,7 @@ var (
 	reTSGDELT = regexp.MustCompile(`\b\d{8}T\d{6}Z\b`)
 	reTSMilli = regexp.MustCompile(`"(?:createdAt|publishedAt|lastModifiedAt|time)"\s*:\s*(1\d{12})\b`)
 	reTSDate  = regexp.MustCompile(`"(?:datePublished|dateCreated|uploadDate)"\s*:\s*"(\d{4}-\d{2}-\d{2})"`)
-	reTSUnix  = regexp.MustCompile(`"(?:created_at_i|created_utc|created)"\s*:\s*(1\d{9})(\.\d+)?\b`)
+	reTSUnix  = regexp.MustCompile(`"(?:created_at_i|created_utc|created|creation_date|last_activity_date)"\s*:\s*(1\d{9})(\.\d+)?\b`)
 )
 
 // demoTimestamps returns every timestamp shiftTimestamps would move.

@@ -1,0 +1,237 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"earshot/classify"
+)
+
+// devNow is after every recorded post of the developer sources.
+var devNow = time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)
+
+// GitHub: the search API's issues and pull requests, newest first, bounded
+// by created:>=Since, with the token when there is one; a pull request is
+// kind pull_request, labels are tags.
+func TestGitHubSearchIssues(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		w.Header().Set("X-Ratelimit-Limit", "30")
+		w.Header().Set("X-Ratelimit-Remaining", "29")
+		w.Header().Set("X-Ratelimit-Resource", "search")
+		w.Write(readFixture(t, "github/search_issues.json"))
+	}))
+	defer srv.Close()
+	g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Token: "ghp_test", Client: srv.Client(), Now: fixedNow(devNow)})
+	since := devNow.Add(-24 * time.Hour)
+	b, err := g.Fetch(context.Background(), Query{Keywords: []string{"Acme"}, WatchAccounts: []string{"@jdoe"}, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := log.all()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want one per keyword and one per account", len(reqs))
+	}
+	q := reqs[0].URL.Query()
+	if reqs[0].URL.Path != "/search/issues" || q.Get("q") != "Acme in:title,body,comments created:>=2024-04-30T16:00:00Z" ||
+		q.Get("sort") != "created" || q.Get("order") != "desc" || q.Get("per_page") != "100" ||
+		reqs[0].Header.Get("Authorization") != "Bearer ghp_test" || reqs[0].Header.Get("X-Github-Api-Version") != "2022-11-28" {
+		t.Errorf("request %s %v %v", reqs[0].URL, q, reqs[0].Header)
+	}
+	if got := reqs[1].URL.Query().Get("q"); got != "author:jdoe created:>=2024-04-30T16:00:00Z" {
+		t.Errorf("account query %q", got)
+	}
+	if len(b.Posts) != 3 {
+		t.Fatalf("%d posts, want 3 (deduped across queries)", len(b.Posts))
+	}
+	p := b.Posts[0]
+	if p.ExternalID != "2273000001" || p.URL != "https://github.com/acme-inc/acme-cli/issues/412" || p.AuthorHandle != "jdoe" ||
+		!strings.HasPrefix(p.Text, "Crash when syncing a project with more than 10k tasks\n\nRunning `acme sync`") ||
+		!p.PublishedAt.Equal(time.Date(2024, 5, 1, 14, 2, 11, 0, time.UTC)) || p.Kind != "issue" || !slices.Equal(p.Tags, []string{"bug"}) ||
+		p.Engagement["comments"] != 3 || p.Engagement["reactions"] != 4 {
+		t.Errorf("issue %+v", p)
+	}
+	if b.Posts[2].Kind != "pull_request" || b.Posts[2].URL != "https://github.com/someone/dotfiles/pull/88" {
+		t.Errorf("pull request %+v", b.Posts[2])
+	}
+	// Categories make sense: an issue labelled bug is a bug report, an
+	// enhancement a product idea.
+	cls := classify.NewBuiltin()
+	for i, want := range []string{"bug_report", "product_idea"} {
+		res, err := cls.Classify(context.Background(), classify.Input{Text: b.Posts[i].Text, Source: "github", Kind: b.Posts[i].Kind, Tags: b.Posts[i].Tags, Keywords: []string{"Acme"}})
+		if err != nil || res.Category != want {
+			t.Errorf("%s: category %q (%v), want %s", b.Posts[i].URL, res.Category, err, want)
+		}
+	}
+}
+
+// GitHub's rate limit: a 403 with x-ratelimit-remaining 0 (the body is
+// GitHub's) waits for x-ratelimit-reset (epoch seconds), not a minute;
+// a 422 is an error that says why.
+func TestGitHubErrors(t *testing.T) {
+	reset := devNow.Add(42 * time.Second).Unix()
+	srv := cannedServer(t, http.StatusForbidden, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": itoa(reset)}, "github/rate_limited_403.json")
+	g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow)})
+	_, err := g.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-time.Hour)})
+	rl, ok := IsRateLimited(err)
+	if !ok || rl.Until.Unix() != reset {
+		t.Fatalf("err %v, want rate limited until %d", err, reset)
+	}
+	srv = cannedServer(t, http.StatusUnprocessableEntity, nil, "github/validation_422.json")
+	g = NewGitHub(GitHubConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow)})
+	_, err = g.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-time.Hour)})
+	if _, ok := IsRateLimited(err); ok || err == nil || !strings.Contains(err.Error(), "Validation Failed") {
+		t.Errorf("422: %v", err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Stack Exchange: /search/advanced on every configured site, fromdate =
+// Since, the key when set; HTML titles and bodies become plain text.
+func TestStackOverflowSearch(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+	}))
+	defer srv.Close()
+	s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Key: "k((", Sites: "stackoverflow, serverfault", Client: srv.Client(), Now: fixedNow(devNow)})
+	b, err := s.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := log.all()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want one per site", len(reqs))
+	}
+	q := reqs[0].URL.Query()
+	if reqs[0].URL.Path != "/search/advanced" || q.Get("site") != "stackoverflow" || reqs[1].URL.Query().Get("site") != "serverfault" ||
+		q.Get("q") != "acme" || q.Get("fromdate") != itoa(devNow.Add(-24*time.Hour).Unix()) || q.Get("sort") != "creation" ||
+		q.Get("filter") != "withbody" || q.Get("key") != "k((" {
+		t.Errorf("request %s", reqs[0].URL)
+	}
+	if len(b.Posts) != 4 { // the same two questions on two sites (a real answer differs per site)
+		t.Fatalf("%d posts", len(b.Posts))
+	}
+	p := b.Posts[0]
+	if p.ExternalID != "stackoverflow:q78412001" || p.URL != "https://stackoverflow.com/questions/78412001/slug" || p.AuthorHandle != "Ana Böhm" ||
+		!strings.HasPrefix(p.Text, `Acme SDK throws "invalid token" after upgrading to 4.2`) || strings.Contains(p.Text, "<code>") ||
+		p.Kind != "question" || p.Engagement["answers"] != 1 || !p.PublishedAt.Equal(time.Unix(1714572000, 0).UTC()) {
+		t.Errorf("question %+v", p)
+	}
+}
+
+// Stack Exchange's limits: a throttle_violation (HTTP 400, its real body)
+// waits the seconds it names; a backoff longer than we sleep, or a spent
+// daily quota, stops the scan until then.
+func TestStackOverflowLimits(t *testing.T) {
+	for _, c := range []struct {
+		name, fixture string
+		status        int
+		until         time.Time
+	}{
+		{"throttle_violation", "stackoverflow/throttle_violation.json", http.StatusBadRequest, devNow.Add(82855 * time.Second)},
+		{"backoff", "stackoverflow/backoff.json", http.StatusOK, devNow.Add(30 * time.Second)},
+	} {
+		srv := cannedServer(t, c.status, nil, c.fixture)
+		s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow)})
+		_, err := s.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-time.Hour)})
+		rl, ok := IsRateLimited(err)
+		if !ok || !rl.Until.Equal(c.until) {
+			t.Errorf("%s: %v, want rate limited until %s", c.name, err, c.until)
+		}
+	}
+}
+
+// Discourse: each forum's /search.json with after: and order:latest; a
+// post's URL is its place in the topic; the first post is the topic.
+func TestDiscourseSearch(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		if strings.HasPrefix(r.URL.Path, "/down/") {
+			w.Header().Set("Retry-After", "600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write(readFixture(t, "discourse/rate_limit.json"))
+			return
+		}
+		w.Write(readFixture(t, "discourse/search.json"))
+	}))
+	defer srv.Close()
+	d := NewDiscourse(DiscourseConfig{Forums: srv.URL + "/forum/, " + srv.URL + "/down", Client: srv.Client(), Now: fixedNow(devNow)})
+	if ok, _ := NewDiscourse(DiscourseConfig{}).Configured(); ok {
+		t.Error("configured without forums")
+	}
+	b, err := d.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-24 * time.Hour)})
+	var pe *PartialError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "/down") {
+		t.Fatalf("err %v, want the rate-limited forum named in a partial error", err)
+	}
+	q := log.all()[0].URL
+	if q.Path != "/forum/search.json" || q.Query().Get("q") != "acme after:2024-04-29 order:latest" {
+		t.Errorf("request %s", q)
+	}
+	if len(b.Posts) != 2 {
+		t.Fatalf("%d posts", len(b.Posts))
+	}
+	topic, reply := b.Posts[0], b.Posts[1]
+	if topic.URL != srv.URL+"/forum/t/runbooks-in-acme/90211/1" || topic.AuthorHandle != "rita_ops" || topic.Kind != "topic" ||
+		!strings.HasPrefix(topic.Text, "Runbooks in Acme?\n\nWe moved our on-call runbooks to Acme") || !strings.HasSuffix(topic.Text, "…") {
+		t.Errorf("topic %+v", topic)
+	}
+	if reply.Kind != "reply" || reply.URL != srv.URL+"/forum/t/runbooks-in-acme/90211/4" || !slices.Equal(reply.Tags, []string{"ops", "tools"}) {
+		t.Errorf("reply %+v", reply)
+	}
+}
+
+// DEV has no search: the latest articles (and configured tags, watched
+// authors) are read back to Since, and the pipeline's matcher keeps those
+// that mention the keywords. A cross-post's canonical URL is a link.
+func TestDevtoLatestArticles(t *testing.T) {
+	var log requestLog
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r)
+		w.Write(readFixture(t, "devto/articles_latest.json"))
+	}))
+	defer srv.Close()
+	d := NewDevto(DevtoConfig{BaseURL: srv.URL, Tags: "#DevOps", Client: srv.Client(), Now: fixedNow(devNow)})
+	q := Query{Keywords: []string{"acme"}, WatchAccounts: []string{"mariacodes"}, Since: devNow.Add(-24 * time.Hour)}
+	b, err := d.Fetch(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, r := range log.all() {
+		urls = append(urls, r.URL.String())
+	}
+	if len(urls) != 3 || !strings.HasPrefix(urls[0], "/articles/latest?") || !strings.Contains(urls[1], "tag=devops") || !strings.Contains(urls[2], "username=mariacodes") {
+		t.Errorf("requests %q", urls)
+	}
+	if len(b.Posts) != 3 {
+		t.Fatalf("%d posts, want the 3 in the window", len(b.Posts))
+	}
+	m := Compile(RuleFromQuery(Query{Keywords: q.Keywords}))
+	var matched []string
+	for _, p := range b.Posts {
+		if m.Match(p) {
+			matched = append(matched, p.ExternalID)
+		}
+	}
+	if !slices.Equal(matched, []string{"1846001", "1846003"}) {
+		t.Errorf("matched %q", matched)
+	}
+	p := b.Posts[0]
+	if p.URL != "https://dev.to/mariacodes/why-we-moved-our-sprint-planning-to-acme-2ad1" && !strings.HasPrefix(p.URL, "https://dev.to/mariacodes/") ||
+		!slices.Equal(p.Links, []string{"https://blog.example.com/acme-sprint-planning"}) || p.Kind != "article" || p.Engagement["reactions"] != 23 {
+		t.Errorf("article %+v", p)
+	}
+}

@@ -1,0 +1,180 @@
+package replay
+
+import (
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"earshot/collect/wire"
+)
+
+// Replay handlers of the developer-community sources (github,
+// stackoverflow, discourse, devto): the real API paths, the query's words
+// and time bound applied to the recorded items, one page.
+
+func devHandlers(fsys fs.FS) map[string]http.Handler {
+	return map[string]http.Handler{
+		"github":        demoGitHub{newDemoShift(fsys, "github")},
+		"stackoverflow": demoStackOverflow{newDemoShift(fsys, "stackoverflow")},
+		"discourse":     demoDiscourse{newDemoShift(fsys, "discourse")},
+		"devto":         demoDevto{newDemoShift(fsys, "devto")},
+	}
+}
+
+// demoQualifiers splits a search query into its words and its
+// name:value qualifiers (GitHub's created:>=…, author:…; Discourse's
+// after:…, order:…).
+func demoQualifiers(q string) (words string, quals map[string]string) {
+	quals = map[string]string{}
+	var ws []string
+	for _, f := range strings.Fields(q) {
+		if k, v, ok := strings.Cut(f, ":"); ok && k != "" && !strings.Contains(k, `"`) {
+			quals[strings.ToLower(k)] = v
+			continue
+		}
+		ws = append(ws, f)
+	}
+	return strings.Join(ws, " "), quals
+}
+
+func demoTime(v any) time.Time {
+	s, _ := v.(string)
+	t, _ := wire.ParseTimestamp(s)
+	return t
+}
+
+type demoGitHub struct{ d *demoShift }
+
+func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/search/issues" {
+		http.NotFound(w, r)
+		return
+	}
+	var all struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := demoJSON(h.d, "search_issues.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	words, quals := demoQualifiers(r.URL.Query().Get("q"))
+	terms := parseDemoTerms(words)
+	if a := quals["author"]; a != "" {
+		terms.authors = append(terms.authors, a)
+	}
+	since, _ := wire.ParseTimestamp(strings.TrimPrefix(quals["created"], ">="))
+	items := []map[string]any{}
+	for _, it := range all.Items {
+		user, _ := it["user"].(map[string]any)
+		login, _ := user["login"].(string)
+		title, _ := it["title"].(string)
+		body, _ := it["body"].(string)
+		if demoTime(it["created_at"]).Before(since) || !terms.match(title+" "+body, login) {
+			continue
+		}
+		items = append(items, it)
+	}
+	if r.URL.Query().Get("page") != "1" && r.URL.Query().Get("page") != "" {
+		items = []map[string]any{}
+	}
+	w.Header().Set("X-Ratelimit-Limit", "10")
+	w.Header().Set("X-Ratelimit-Remaining", "9")
+	w.Header().Set("X-Ratelimit-Resource", "search")
+	writeDemoJSON(w, http.StatusOK, map[string]any{"total_count": len(items), "incomplete_results": false, "items": items})
+}
+
+type demoStackOverflow struct{ d *demoShift }
+
+func (h demoStackOverflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/2.3/search/advanced" {
+		http.NotFound(w, r)
+		return
+	}
+	var all struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := demoJSON(h.d, "search_advanced.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	q := r.URL.Query()
+	terms := parseDemoTerms(q.Get("q"))
+	from, _ := strconv.ParseFloat(q.Get("fromdate"), 64)
+	items := []map[string]any{}
+	for _, it := range all.Items {
+		title, _ := it["title"].(string)
+		body, _ := it["body"].(string)
+		created, _ := it["creation_date"].(float64)
+		if created < from || !terms.match(title+" "+body, "") || q.Get("site") != "stackoverflow" || demoInt(q.Get("page"), 1, 1, 100) > 1 {
+			continue
+		}
+		items = append(items, it)
+	}
+	writeDemoJSON(w, http.StatusOK, map[string]any{"items": items, "has_more": false, "quota_max": 300, "quota_remaining": 299})
+}
+
+type demoDiscourse struct{ d *demoShift }
+
+func (h demoDiscourse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/search.json" {
+		http.NotFound(w, r)
+		return
+	}
+	var all map[string]any
+	if err := demoJSON(h.d, "search.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	words, quals := demoQualifiers(r.URL.Query().Get("q"))
+	terms := parseDemoTerms(words)
+	after, _ := time.Parse(time.DateOnly, quals["after"])
+	posts := []any{}
+	if demoInt(r.URL.Query().Get("page"), 1, 1, 100) == 1 {
+		all, _ := all["posts"].([]any)
+		for _, p := range all {
+			m, _ := p.(map[string]any)
+			blurb, _ := m["blurb"].(string)
+			title, _ := m["topic_title_headline"].(string)
+			user, _ := m["username"].(string)
+			if demoTime(m["created_at"]).Before(after) || !terms.match(title+" "+blurb, user) {
+				continue
+			}
+			posts = append(posts, m)
+		}
+	}
+	all["posts"] = posts
+	writeDemoJSON(w, http.StatusOK, all)
+}
+
+type demoDevto struct{ d *demoShift }
+
+func (h demoDevto) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/articles/latest" && r.URL.Path != "/api/articles" {
+		http.NotFound(w, r)
+		return
+	}
+	var all []map[string]any
+	if err := demoJSON(h.d, "articles_latest.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	q := r.URL.Query()
+	out := []map[string]any{}
+	if demoInt(q.Get("page"), 1, 1, 1000) == 1 {
+		for _, a := range all {
+			user, _ := a["user"].(map[string]any)
+			name, _ := user["username"].(string)
+			tags, _ := a["tags"].(string)
+			if u := q.Get("username"); u != "" && !strings.EqualFold(u, name) {
+				continue
+			}
+			if t := q.Get("tag"); t != "" && !strings.Contains(", "+tags+",", ", "+t+",") {
+				continue
+			}
+			out = append(out, a)
+		}
+	}
+	writeDemoJSON(w, http.StatusOK, out)
+}
