@@ -142,7 +142,7 @@ func (s *Service) mentionCaps() []*Capability {
 				"Only a status change fires mention.updated."},
 			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*api.Mention, error) {
 				if in.Status == "" && in.PublicVisibility == "" && in.IsRelevant == nil {
-					// The spec makes status required; CONTRACT §9 adds
+					// The spec makes status required; docs/decisions.md#mentions adds
 					// public_visibility as the alternative (and the
 					// Filtered queue's pull-back is_relevant). An empty
 					// PATCH answered 200 and changed nothing, which hid

@@ -378,11 +378,15 @@ func TestUnknownFieldsRejected(t *testing.T) {
 
 // needsOneOf gives the field an operation requires one of several of,
 // which the catalogue cannot mark required (update_mention_status: status
-// or public_visibility), so a valid request reaches the resource's check.
+// or public_visibility; correct_mention: category or sentiment), so a
+// valid request reaches the resource's check.
 func needsOneOf(c *capability.Capability) func(map[string]any) {
 	return func(values map[string]any) {
-		if c.Name == "update_mention_status" {
+		switch c.Name {
+		case "update_mention_status":
 			values["status"] = "reviewed"
+		case "correct_mention":
+			values["category"] = "complaint"
 		}
 	}
 }

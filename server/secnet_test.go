@@ -42,7 +42,7 @@ func TestNULInInputIsAValidationError(t *testing.T) {
 
 // Issue 25: PATCH /api/v1/mentions/{id} with neither status nor
 // public_visibility is a 400 naming status (the spec makes status
-// required; CONTRACT §9 adds public_visibility as the alternative), over
+// required; docs/decisions.md#mentions adds public_visibility as the alternative), over
 // REST and MCP; before, it answered 200 and changed nothing.
 func TestUpdateMentionNeedsStatusOrVisibility(t *testing.T) {
 	e := newEnv(t)
