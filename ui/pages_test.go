@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"earshot/capability"
 	"earshot/store"
@@ -171,7 +172,7 @@ func TestLoginCookieAndLogout(t *testing.T) {
 	if st, _, _ := c.get("/"); st != http.StatusSeeOther {
 		t.Fatalf("after logout: %d", st)
 	}
-	if _, err := e.st.SessionByToken(context.Background(), sc.Value); err == nil {
+	if _, err := e.st.SessionByToken(context.Background(), sc.Value, time.Time{}); err == nil {
 		t.Fatal("session still valid after logout")
 	}
 }
