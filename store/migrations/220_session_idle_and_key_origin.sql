@@ -1,6 +1,6 @@
 -- Idle session timeout: a session unused for longer than the idle limit
--- (EARSHOT_SESSION_IDLE) ends. Existing sessions count as last seen when
--- they were created, so one idle since before the upgrade ends too.
+-- (EARSHOT_SESSION_IDLE) ends. Older versions did not record use, so an
+-- existing session counts as last seen when it was created.
 ALTER TABLE sessions ADD COLUMN last_seen_at TEXT;
 UPDATE sessions SET last_seen_at = created_at;
 
