@@ -77,8 +77,8 @@ func checkPassword(param, pw string, context ...string) error {
 }
 
 // contextWords are the account's email, its parts and the product's name,
-// lower-cased; parts shorter than 3 characters are left out (they occur
-// by chance).
+// lower-cased; parts shorter than 4 characters are left out (they occur
+// inside ordinary words by chance: "ann" in "planning").
 func contextWords(context []string) []string {
 	words := []string{"earshot"}
 	for _, c := range context {
@@ -91,7 +91,7 @@ func contextWords(context []string) []string {
 	}
 	out := words[:0]
 	for _, w := range words {
-		if utf8.RuneCountInString(w) >= 3 {
+		if utf8.RuneCountInString(w) >= 4 {
 			out = append(out, w)
 		}
 	}
