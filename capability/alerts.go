@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 
 	"earshot/api"
 	"earshot/store"
@@ -61,10 +62,16 @@ func (s *Service) checkTarget(channel, target string) error {
 func (s *Service) alertCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "list_alerts", Title: "List alerts", Group: "alert", Method: "GET", Path: "/api/v1/alerts",
-			Scope: MentionsRead, Idempotent: true, Description: "List alert rules, oldest first."},
+			Scope: MentionsRead, Idempotent: true, Description: "List alert rules, oldest first. A webhook or Slack alert's target is a credential (whoever has the URL can post to it): it is shown in full only to a caller with alerts:write, masked (https://host/…/last4) to everyone else."},
 			func(ctx context.Context, p *Principal, _ *Empty) (*AlertsOut, error) {
 				as, err := s.Store.ListAlerts(ctx, p.ProjectID, false)
-				return &AlertsOut{Alerts: store.AlertRecords(as)}, err
+				out := store.AlertRecords(as)
+				if !p.Has(AlertsWrite) {
+					for _, a := range out {
+						a.Target = MaskAlertTarget(a.Channel, a.Target)
+					}
+				}
+				return &AlertsOut{Alerts: out}, err
 			}),
 		Define(Capability{Name: "create_alert", Title: "Create an alert", Group: "alert", Method: "POST", Path: "/api/v1/alerts",
 			Scope: AlertsWrite, Write: true, Secrets: []string{"secret"},
@@ -113,7 +120,10 @@ func (s *Service) alertCaps() []*Capability {
 				if in.Channel != nil {
 					a.Channel = *in.Channel
 				}
-				if in.Target != nil {
+				if in.Target != nil && *in.Target != MaskAlertTarget(a.Channel, a.Target) {
+					// The masked form sent back (a client that read the
+					// list without alerts:write and saves the record whole)
+					// keeps the stored target.
 					a.Target = *in.Target
 				}
 				if in.Filters != nil {
@@ -170,4 +180,29 @@ func checkAlertFilters(trigger string, f *MentionFilters) error {
 		return Invalid("filters.own", "an alert notifies relevant mentions only and the project's own posts never are: filters.own true would never fire")
 	}
 	return nil
+}
+
+// MaskAlertTarget is what a caller without alerts:write sees of an alert's
+// target. An incoming-webhook URL (Slack's, or any webhook's) is a
+// credential: whoever holds it can post to the channel, so only its
+// scheme, host and last four characters are shown
+// ("https://hooks.slack.com/…/XXXX"), enough to tell two apart. An email
+// address is no credential and is shown as it is.
+func MaskAlertTarget(channel, target string) string {
+	if channel == "email" {
+		return target
+	}
+	const keep = 4
+	rest, prefix := target, ""
+	if u, err := url.Parse(target); err == nil && u.Scheme != "" && u.Host != "" {
+		prefix = u.Scheme + "://" + u.Host // never the user info
+		tail := *u
+		tail.Scheme, tail.Host, tail.User = "", "", nil
+		rest = tail.String()
+	}
+	r := []rune(rest)
+	if len(r) <= 2*keep {
+		return prefix + "/…"
+	}
+	return prefix + "/…/" + string(r[len(r)-keep:])
 }

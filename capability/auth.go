@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -34,12 +35,9 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 		if err != nil {
 			return nil, err
 		}
-		if projectHeader != "" && projectHeader != k.ProjectID {
-			// A key is bound to its project; naming another one reaches nothing.
-			return nil, NotFound("project")
-		}
-		s.touchKey(ctx, k.ID)
-		return &Principal{Kind: KindKey, KeyID: k.ID, UserID: k.CreatedBy, ProjectID: k.ProjectID, Scopes: k.Scopes}, nil
+		return s.keyPrincipal(ctx, k, projectHeader)
+	case strings.HasPrefix(token, OAuthAccessPrefix):
+		return s.authenticateOAuth(ctx, token, projectHeader)
 	case strings.HasPrefix(token, "ess_"):
 		sess, err := s.liveSession(ctx, token)
 		if errors.Is(err, store.ErrNotFound) {
@@ -267,11 +265,24 @@ func (s *Service) StartSession(ctx context.Context, userID string) (*LoginResult
 // RemoteAddr: the connection's, or, from a trusted proxy only
 // (EARSHOT_TRUSTED_PROXIES), the one its X-Forwarded-For or Forwarded
 // names; any client could write those headers.
+//
+// An IPv6 client is its /64: a host is routinely given a whole /64 and
+// may use any address of it, so keying the full address gave one client
+// 2^64 fresh login budgets. An IPv4-mapped address is its IPv4 address.
 func ClientAddr(remoteAddr string) string {
-	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+	host := remoteAddr
+	if h, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		host = h
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
 		return host
 	}
-	return remoteAddr
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		return netip.PrefixFrom(a, 64).Masked().String()
+	}
+	return a.String()
 }
 
 // LimitedError is a 429 with the wait a client should honour (Retry-After).

@@ -50,7 +50,7 @@ type ListMentionsOut struct {
 
 type UpdateMentionStatusIn struct {
 	ID               string `json:"id" in:"path" validate:"required,format=uuid" doc:"Mention id."`
-	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the mention is returned unchanged."`
+	Status           string `json:"status,omitempty" validate:"enum=@statuses" doc:"new, reviewed, done (handled) or ignored (not really about the brand; teaches the relevance model). Give status, public_visibility or both; with neither the request is a validation error naming status."`
 	PublicVisibility string `json:"public_visibility,omitempty" validate:"enum=@public_visibilities" doc:"The public page: auto (shown when relevant and neither negative nor misinformation), featured (always shown, first) or hidden (never shown)."`
 }
 
@@ -131,6 +131,13 @@ func (s *Service) mentionCaps() []*Capability {
 				"and/or its public_visibility on the public page: featured (always shown, first), hidden (never) or auto. Returns the full mention. " +
 				"Only a status change fires mention.updated."},
 			func(ctx context.Context, p *Principal, in *UpdateMentionStatusIn) (*api.Mention, error) {
+				if in.Status == "" && in.PublicVisibility == "" {
+					// The spec makes status required; CONTRACT §9 adds
+					// public_visibility as the alternative. An empty
+					// PATCH answered 200 and changed nothing, which hid
+					// a client's mistake.
+					return nil, Invalid("status", "status is required (new, reviewed, done or ignored) unless public_visibility is given")
+				}
 				m, err := s.Store.UpdateMention(ctx, p.ProjectID, in.ID, store.MentionChange{Status: in.Status, PublicVisibility: in.PublicVisibility})
 				return m.Record(), err
 			}),

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,7 +79,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	s.formKey = s.loadInstallationKey(formStateKeyName, "dashboard form state")
 	for _, group := range [][]*Capability{
 		s.projectCaps(), s.memberCaps(), s.keyCaps(), s.monitorCaps(), s.groupCaps(),
-		s.mentionCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
+		s.mentionCaps(), s.briefCaps(), s.spikeCaps(), s.storyCaps(), s.viewCaps(), s.categoryCaps(), s.alertCaps(), s.webhookCaps(), s.usageCaps(),
 	} {
 		s.caps = append(s.caps, group...)
 	}
@@ -150,6 +151,12 @@ type storedOutcome struct {
 func (s *Service) Execute(ctx context.Context, c *Capability, p *Principal, in any, idemKey string) (out Outcome) {
 	if err := c.Authorize(p); err != nil {
 		return failure(err, c)
+	}
+	if f := nulField(in); f != "" {
+		return failure(Invalid(f, "%s must not contain the NUL character (U+0000)", f), c)
+	}
+	if strings.IndexByte(idemKey, 0) >= 0 {
+		return failure(Invalid("Idempotency-Key", "Idempotency-Key must not contain the NUL character (U+0000)"), c)
 	}
 	if idemKey != "" && c.Write {
 		if n := len([]rune(idemKey)); n < minIdemKeyLen || n > maxIdemKeyLen {

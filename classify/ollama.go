@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -635,10 +636,40 @@ func Describe(c Classifier) Status {
 	switch c := c.(type) {
 	case *Ollama:
 		b := c.breaker.snapshot()
-		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "ollama"), Host: parseOllamaHost(c.cfg.Host).String(), Detail: c.detail,
+		host := parseOllamaHost(c.cfg.Host)
+		host.User = nil // OLLAMA_HOST may carry credentials (a proxy's basic auth)
+		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "ollama"), Host: host.String(), Detail: redactUserinfo(c.detail),
 			Breaker: &b, Calls: c.Calls(), Fallbacks: c.Fallbacks()}
 	case *Builtin:
-		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "builtin"), Detail: c.detail}
+		return Status{Active: c.Name(), Mode: cmp.Or(c.mode, "builtin"), Detail: redactUserinfo(c.detail)}
 	}
 	return Status{Active: c.Name()}
 }
+
+// View is the status as /healthz shows it. Without detail (an anonymous
+// caller: /healthz answers anyone) it keeps what a monitor needs (which
+// classifier answers, the breaker's state, the counters) and drops the
+// host, the start-up detail and the breaker's last error, whose dial
+// errors name internal addresses. With detail (the operator's metrics
+// token) those are shown, credentials in URLs removed.
+func (s Status) View(detail bool) Status {
+	if s.Breaker != nil {
+		b := *s.Breaker
+		b.LastError = redactUserinfo(b.LastError)
+		if !detail {
+			b.LastError = ""
+		}
+		s.Breaker = &b
+	}
+	s.Detail = redactUserinfo(s.Detail)
+	if !detail {
+		s.Host, s.Detail = "", ""
+	}
+	return s
+}
+
+// userinfoRE matches the user[:password]@ of a URL in an error text.
+var userinfoRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s"]+@`)
+
+// redactUserinfo removes credentials written in URLs from s.
+func redactUserinfo(s string) string { return userinfoRE.ReplaceAllString(s, "$1") }

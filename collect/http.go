@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,12 @@ type HTTP struct {
 	UserURL bool
 }
 
-// StatusError is a non-2xx answer that is not a rate limit.
+// StatusError is a non-2xx answer that is not a rate limit. Its text is
+// the status line only: it ends up in source_status.last_error, which
+// viewers and read-only keys read, and a body (of a platform, or of
+// whatever a redirect or a user's URL led to) is foreign content that
+// could be an internal service's secret. Body is kept for the collectors
+// that recognise a platform's error codes in it.
 type StatusError struct {
 	Source string
 	Status int
@@ -46,16 +52,12 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("%s: HTTP %d %s", e.Source, e.Status, http.StatusText(e.Status))
-	}
-	return fmt.Sprintf("%s: HTTP %d: %s", e.Source, e.Status, e.Body)
+	return fmt.Sprintf("%s: HTTP %d %s", e.Source, e.Status, http.StatusText(e.Status))
 }
 
-// errorBody is what a StatusError may quote of a response body: nothing
-// for user-supplied URLs (a URL pointed at an internal service must not
-// read it back through last_error), the start of it for platform APIs,
-// whose error answers say what went wrong.
+// errorBody is what a StatusError keeps of a response body (for the
+// collectors' own checks, never for its text): nothing for user-supplied
+// URLs, the start of it for platform APIs.
 func (h *HTTP) errorBody(body []byte) string {
 	if h.UserURL {
 		return ""
@@ -137,9 +139,13 @@ func (h *HTTP) Do(ctx context.Context, newReq func() (*http.Request, error)) ([]
 				return nil, nil, ctx.Err()
 			}
 			if fe := forbiddenAddress(err); fe != nil {
+				fe.Platform = !h.UserURL
 				return nil, nil, fmt.Errorf("%s: %w", h.Source, fe) // refused before connecting: no retry
 			}
-			lastErr = fmt.Errorf("%s: %w", h.Source, err)
+			if errors.Is(err, netguard.ErrInvalidURL) || errors.Is(err, netguard.ErrLoopbackOnly) {
+				return nil, nil, fmt.Errorf("%s: refused: %w", h.Source, errors.Unwrap(err))
+			}
+			lastErr = fmt.Errorf("%s: %w", h.Source, transportProblem(err))
 			continue
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -193,7 +199,7 @@ func (h *HTTP) DoJSON(ctx context.Context, newReq func() (*http.Request, error),
 		return hdr, err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return hdr, fmt.Errorf("%s: %w: %w (body starts %q)", h.Source, errMalformed, err, snippet(body))
+		return hdr, fmt.Errorf("%s: %w: %w", h.Source, errMalformed, jsonProblem(err, body))
 	}
 	return hdr, nil
 }
@@ -260,3 +266,43 @@ func snippet(b []byte) string {
 }
 
 var errMalformed = errors.New("malformed response")
+
+// jsonProblem describes why body is not the JSON expected without quoting
+// any of it (the text of a syntax error names the offending character):
+// where it broke, how long it is, and a type mismatch's field.
+func jsonProblem(err error, body []byte) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON at byte %d of %d", syn.Offset, len(body))
+	case errors.As(err, &typ):
+		return fmt.Errorf("JSON %s where %s was expected (field %q)", typ.Value, typ.Type, typ.Field)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("JSON cut short after %d bytes", len(body))
+	}
+	return fmt.Errorf("not the JSON expected (%d bytes)", len(body))
+}
+
+// transportError is a failed request described for source_status: the
+// request's host and path (no query: some platforms take their token
+// there) and the kind of failure, not the dialler's text, which names the
+// resolved address. The original stays reachable through Unwrap.
+type transportError struct {
+	msg string
+	err error
+}
+
+func (e *transportError) Error() string { return e.msg }
+func (e *transportError) Unwrap() error { return e.err }
+
+func transportProblem(err error) error {
+	where := ""
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			where = ue.Op + " " + u.Scheme + "://" + u.Host + u.Path + ": "
+		}
+	}
+	return &transportError{msg: where + netguard.Describe(err), err: err}
+}

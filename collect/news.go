@@ -515,7 +515,7 @@ func parseGDELT(body []byte, now time.Time) ([]Post, error) {
 		if strings.Contains(text, "limit requests") || strings.Contains(text, "rate limit") {
 			return nil, &RateLimitedError{Source: "news", Until: now.Add(time.Minute)}
 		}
-		return nil, fmt.Errorf("malformed response (GDELT answered with text): %q", snippet(trimmed))
+		return nil, fmt.Errorf("malformed response (GDELT answered %d bytes of text, not JSON)", len(trimmed))
 	}
 	var r gdeltResponse
 	if err := json.Unmarshal(trimmed, &r); err != nil {

@@ -231,6 +231,7 @@ func (p *Pipeline) Process(ctx context.Context, m *store.Monitor, source string,
 	matched := make([]Post, 0, len(posts))
 	seen := make(map[string]bool, len(posts))
 	for _, post := range posts {
+		post = cleanPost(post)
 		if post.ExternalID == "" || seen[post.ExternalID] || !mm.match(post) {
 			continue
 		}
@@ -466,4 +467,23 @@ func safeClassify(ctx context.Context, c classify.Classifier, in classify.Input)
 		}
 	}()
 	return c.Classify(ctx, in)
+}
+
+// cleanPost is post as the store keeps it, before it is matched or looked
+// up: no NUL or invalid UTF-8 in its strings (PostgreSQL refuses both, and
+// one such post failed its whole batch, so the source fetched the same
+// window again forever) and a url and links that are http(s) or nothing.
+func cleanPost(post Post) Post {
+	for _, s := range []*string{&post.Source, &post.ExternalID, &post.AuthorHandle, &post.AuthorID, &post.Text} {
+		*s = store.CleanText(*s)
+	}
+	post.URL = store.WebURL(post.URL)
+	links := post.Links[:0:0]
+	for _, l := range post.Links {
+		if w := store.WebURL(l); w != "" {
+			links = append(links, w)
+		}
+	}
+	post.Links = links
+	return post
 }

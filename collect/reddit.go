@@ -255,10 +255,10 @@ func (r *Reddit) accessToken(ctx context.Context, force bool) (string, error) {
 		Error       string `json:"error"`
 	}
 	if err := json.Unmarshal(body, &tok); err != nil {
-		return "", fmt.Errorf("reddit: access token: %w: %v", errMalformed, err)
+		return "", fmt.Errorf("reddit: access token: %w: %w", errMalformed, jsonProblem(err, body))
 	}
 	if tok.AccessToken == "" {
-		return "", fmt.Errorf("reddit: access token refused: %q", orDefault(tok.Error, snippet(body)))
+		return "", fmt.Errorf("reddit: access token refused: %s", oauthErrorCode(tok.Error))
 	}
 	if tok.ExpiresIn <= 0 {
 		tok.ExpiresIn = 3600
@@ -369,4 +369,14 @@ func redditQuote(k string) string {
 		}
 	}
 	return k
+}
+
+// oauthErrorCode is the "error" of an OAuth token answer as the status may
+// show it: a code of RFC 6749's characters (invalid_grant), never free
+// text, which could be anything the answer's sender chose.
+func oauthErrorCode(code string) string {
+	if code == "" || len(code) > 64 || strings.Trim(code, "abcdefghijklmnopqrstuvwxyz_") != "" {
+		return "no error code"
+	}
+	return code
 }

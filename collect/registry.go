@@ -3,8 +3,10 @@ package collect
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"earshot/internal/replay"
+	"earshot/netguard"
 	"earshot/vocab"
 )
 
@@ -26,6 +28,35 @@ type Config struct {
 	// AllowPrivate lets users' feed and review URLs reach private and
 	// loopback addresses (EnvAllowPrivate): local development only.
 	AllowPrivate bool
+}
+
+// NewPlatformClient returns the client serve gives NewRegistry for the
+// platform APIs: the origins cfg configures (base URL overrides, Mastodon
+// instances) are reached as written, any other host a platform redirects
+// or links to only through the webhook guard (netguard.NewPlatformClient).
+func NewPlatformClient(cfg Config, timeout time.Duration) *http.Client {
+	return netguard.NewPlatformClient(cfg.AllowPrivate, timeout, cfg.origins())
+}
+
+// origins are the "host:port" of every platform URL the operator set.
+// The platforms' defaults are not listed: they are public hosts, which the
+// guard lets through anyway.
+func (c Config) origins() []string {
+	urls := []string{c.X.BaseURL, c.Reddit.BaseURL, c.Reddit.OAuthBaseURL, c.YouTube.BaseURL, c.LinkedIn.BaseURL,
+		c.Threads.BaseURL, c.Bluesky.BaseURL, c.HN.BaseURL, c.News.GoogleNewsBaseURL, c.News.GDELTBaseURL,
+		c.Reviews.AppStoreBaseURL, c.Reviews.TrustpilotBaseURL}
+	if insts, err := ParseMastodonInstances(c.Mastodon.Instances); err == nil {
+		for _, in := range insts {
+			urls = append(urls, in.BaseURL)
+		}
+	}
+	var out []string
+	for _, u := range urls {
+		if o := netguard.Origin(u); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Registry holds one collector per source.

@@ -310,7 +310,7 @@ func (r *Reviews) trustpilotGet(ctx context.Context, u string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("malformed response: %w (body starts %q)", err, snippet(body))
+		return fmt.Errorf("%w: %w", errMalformed, jsonProblem(err, body))
 	}
 	return nil
 }

@@ -66,9 +66,15 @@ func checkUserURL(raw string) error {
 // anything (no connection was made).
 type ForbiddenAddressError struct {
 	Reason string // e.g. "127.0.0.1 is loopback"
+	// Platform marks a platform API that redirected or linked to another
+	// host the guard refuses (NewPlatformClient).
+	Platform bool
 }
 
 func (e *ForbiddenAddressError) Error() string {
+	if e.Platform {
+		return "address not allowed: a redirect or link to another host: " + e.Reason + " (only the platform hosts configured are reached as written; other hosts must be public)"
+	}
 	if strings.Contains(e.Reason, "metadata") {
 		return "address not allowed: " + e.Reason
 	}
@@ -80,7 +86,7 @@ func (e *ForbiddenAddressError) Unwrap() error { return netguard.ErrForbiddenAdd
 
 // forbiddenAddress turns the guarded dialer's refusal, wrapped in url.Error
 // and net.OpError, into a ForbiddenAddressError; nil for other errors.
-func forbiddenAddress(err error) error {
+func forbiddenAddress(err error) *ForbiddenAddressError {
 	if !errors.Is(err, netguard.ErrForbiddenAddress) {
 		return nil
 	}

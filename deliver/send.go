@@ -3,7 +3,6 @@ package deliver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"earshot/netguard"
 	"earshot/webhooksig"
 )
 
@@ -104,12 +104,11 @@ func post(ctx context.Context, client *http.Client, url string, header http.Head
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		// *url.Error repeats the full URL; keep only its host in the error.
-		var ue *neturl.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return Result{Outcome: Retry, Duration: time.Since(start), Err: fmt.Errorf("post to %s: %w", redact(url), err)}
+		// The delivery log names the URL's host (the user's own input) and
+		// the kind of failure, never the dialler's text: *url.Error repeats
+		// the full URL (a Slack token is in its path) and *net.OpError the
+		// resolved address (an internal IP behind a rebinding name).
+		return Result{Outcome: Retry, Duration: time.Since(start), Err: &deliveryError{msg: "post to " + redact(url) + ": " + netguard.Describe(err), err: err}}
 	}
 	defer resp.Body.Close()
 	var respBody []byte
@@ -178,3 +177,13 @@ func redact(raw string) string {
 	}
 	return u.Scheme + "://" + u.Host
 }
+
+// deliveryError is a failed attempt as the delivery log shows it; the
+// original error stays reachable through Unwrap.
+type deliveryError struct {
+	msg string
+	err error
+}
+
+func (e *deliveryError) Error() string { return e.msg }
+func (e *deliveryError) Unwrap() error { return e.err }

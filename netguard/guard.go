@@ -447,3 +447,78 @@ func embedded(form string, v4 netip.Addr) (string, bool) {
 	}
 	return "an " + form + " form of " + reason, metadata
 }
+
+// NewPlatformClient returns the collectors' client for platform APIs. The
+// origins in trusted ("host:port", as the operator configured them: a base
+// URL override, a Mastodon instance, the demo's replay server) are dialled
+// as written, since the operator chose them and tests and the demo run them
+// on loopback. Every other connection (a redirect or a pagination link to
+// another host) goes through the webhook guard at connect time, on the
+// resolved address, so neither a 302 nor DNS rebinding turns a platform
+// into a proxy to the private network. Redirects are followed (at most
+// ten, http(s) only); the environment's HTTP(S)_PROXY is ignored, as a
+// proxy would hide the destination from the guard.
+func NewPlatformClient(allowPrivate bool, timeout time.Duration, trusted []string) *http.Client {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	c := NewClient(allowPrivate, timeout)
+	guarded := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: dialControl(allowPrivate)}
+	direct := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: loopbackControl}
+	allowed := make(map[string]bool, len(trusted))
+	for _, o := range trusted {
+		allowed[strings.ToLower(o)] = true
+	}
+	c.Transport.(*http.Transport).DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if allowed[strings.ToLower(addr)] {
+			return direct.DialContext(ctx, network, addr)
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxPlatformRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxPlatformRedirects)
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return invalidURL("redirect to a %s URL", req.URL.Scheme)
+		}
+		return CheckLoopbackURL(req.URL)
+	}
+	return c
+}
+
+const maxPlatformRedirects = 10
+
+// Origin is the "host:port" the HTTP transport dials for raw (an http(s)
+// URL), the form NewPlatformClient's trusted list takes; "" when raw is
+// not one.
+func Origin(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	port := u.Port()
+	switch {
+	case port != "":
+	case u.Scheme == "https" || u.Scheme == "wss":
+		port = "443"
+	case u.Scheme == "http" || u.Scheme == "ws":
+		port = "80"
+	default:
+		return ""
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// loopbackControl is dialControl for a trusted origin: any address, except
+// that tests stay on loopback.
+func loopbackControl(_, address string, _ syscall.RawConn) error {
+	if !LoopbackOnly() {
+		return nil
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return ErrLoopbackOnly
+	}
+	return nil
+}

@@ -215,3 +215,37 @@ func bcryptOf(t *testing.T, pw string) string {
 	}
 	return string(h)
 }
+
+// L2 for OAuth: a grant a session approved (an MCP host's key and tokens)
+// is revoked by its approver's password change, like a key the session made.
+func TestChangePasswordRevokesOAuthGrants(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	client, err := e.svc.RegisterOAuthClient(ctx, "Some host", []string{"http://127.0.0.1:9/cb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.svc.Authenticate(ctx, e.sessionA, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, challenge := pkcePair()
+	code, _, err := e.svc.ApproveOAuth(ctx, p, client, e.projA.ID, []string{"mentions:read"}, "http://127.0.0.1:9/cb", challenge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := e.svc.ExchangeOAuthCode(ctx, client.ID, code, "http://127.0.0.1:9/cb", verifier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.do("GET", "/api/v1/mentions", toks.AccessToken, nil).ok()
+	out := e.do("POST", "/api/v1/account/password", e.sessionA,
+		map[string]any{"current_password": "correct-horse-42", "new_password": "brand-new-pass-7"}).ok().data()
+	if keys, _ := out["keys_revoked"].([]any); len(keys) != 1 || !strings.Contains(keys[0].(map[string]any)["name"].(string), "Some host") {
+		t.Fatalf("keys_revoked %v", out["keys_revoked"])
+	}
+	e.do("GET", "/api/v1/mentions", toks.AccessToken, nil).expect(401, "UNAUTHORIZED")
+	if _, err := e.svc.RefreshOAuth(ctx, client.ID, toks.RefreshToken); err == nil {
+		t.Fatal("the refresh token still works")
+	}
+}

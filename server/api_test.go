@@ -454,7 +454,7 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Errorf("healthz backend %v, want %s", h.body["backend"], want)
 	}
 	// The active classifier is reported (informational, status stays ok).
-	e.srv.ClassifierStatus = func() any {
+	e.srv.ClassifierStatus = func(bool) any {
 		return map[string]any{"active": "ollama:llama3.2", "breaker": map[string]any{"state": "open"}}
 	}
 	h = e.do("GET", "/healthz", "", nil).ok()

@@ -62,13 +62,24 @@ func (l *limiter) get(key string) *rate.Limiter {
 	return b.l
 }
 
-func (l *limiter) allow(key string) bool { return l.get(key).Allow() }
-
-// allowN takes n tokens at once (a JSON-RPC batch of n calls).
+// allowN takes n tokens at once (a JSON-RPC batch, an export).
 func (l *limiter) allowN(key string, n int) bool { return l.get(key).AllowN(time.Now(), n) }
 
-// retryAfter reserves to learn the wait, then cancels the reservation.
-func (l *limiter) retryAfter(key string) time.Duration { return l.retryAfterN(key, 1) }
+// cost is the tokens one operation takes: its capability.Cost, but at most
+// the bucket, so a small configured burst never makes one operation
+// impossible.
+func (l *limiter) cost(n int) int { return max(1, min(n, l.burst)) }
+
+// take is allowN of one operation's cost for the dashboard
+// (ui.Options.Limit): 0 when the tokens were taken, else the wait until
+// they are there.
+func (l *limiter) take(key string, n int) time.Duration {
+	n = l.cost(n)
+	if l.allowN(key, n) {
+		return 0
+	}
+	return max(l.retryAfterN(key, n), time.Second)
+}
 
 // retryAfterN is the wait until n tokens are there (a second when n is more
 // than the bucket ever holds).

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -45,6 +46,11 @@ type MCPOptions struct {
 	// MaxCSVBytes caps exported CSV text (0: DefaultMCPCSVBytes).
 	MaxCSVBytes int
 	Log         *slog.Logger
+	// Toolsets the server loads (nil: all; EARSHOT_MCP_TOOLSETS), and
+	// ReadOnly (EARSHOT_MCP_READ_ONLY) to offer only tools that change
+	// nothing. Over HTTP, ?toolsets= and ?read_only= choose per connection.
+	Toolsets []string
+	ReadOnly bool
 }
 
 // PrincipalFromContext is the MCPOptions.Principal of the HTTP binding.
@@ -56,9 +62,10 @@ func PrincipalFromContext(ctx context.Context) (*capability.Principal, error) {
 }
 
 type mcpBinding struct {
-	svc  *capability.Service
-	opts MCPOptions
-	log  *slog.Logger
+	svc    *capability.Service
+	opts   MCPOptions
+	log    *slog.Logger
+	byName map[string]*capability.Capability
 }
 
 var mcpInstructions = fmt.Sprintf(`Earshot monitors public posts that mention a brand, its products and its competitors (X, Reddit, YouTube, LinkedIn, Threads, Bluesky, Mastodon, Hacker News, news feeds, review sites) and classifies each one (category, sentiment, urgency 0-100, summary, relevance).
@@ -85,7 +92,10 @@ func NewMCPServer(svc *capability.Service, opts MCPOptions) *mcp.Server {
 	if log == nil {
 		log = svc.Log
 	}
-	b := &mcpBinding{svc: svc, opts: opts, log: log}
+	b := &mcpBinding{svc: svc, opts: opts, log: log, byName: map[string]*capability.Capability{}}
+	for _, c := range opts.Capabilities {
+		b.byName[c.Name] = c
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "earshot", Title: "Earshot brand-mention monitor", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// No logging capability: logs go to stderr, and 2026 protocol
@@ -95,6 +105,7 @@ func NewMCPServer(svc *capability.Service, opts MCPOptions) *mcp.Server {
 	for _, c := range opts.Capabilities {
 		srv.AddTool(mcpTool(c), b.toolHandler(c))
 	}
+	srv.AddReceivingMiddleware(b.leanList)
 	b.addPrompts(srv)
 	b.addResources(srv)
 	return srv
@@ -125,7 +136,47 @@ func mcpTool(c *capability.Capability) *mcp.Tool {
 		d := c.Destructive
 		ann.DestructiveHint = &d
 	}
-	return &mcp.Tool{Name: c.Name, Title: title, Description: toolDescription(c), InputSchema: schema, Annotations: ann}
+	return &mcp.Tool{Name: c.Name, Title: title, Description: toolDescription(c), InputSchema: schema, OutputSchema: mcpOutputSchema(c), Annotations: ann}
+}
+
+// mcpOutputSchema is the schema of c's structured result: the REST
+// envelope, whose data is c's output type (or the CSV text of an export).
+// error and meta, the same for every tool, are described once in the
+// server's instructions rather than in every tool of tools/list.
+func mcpOutputSchema(c *capability.Capability) map[string]any {
+	data := map[string]any{"type": "object"}
+	switch {
+	case isStreamed(c):
+		data = outputSchema(reflect.TypeFor[mcpCSV]())
+	case c.Out != nil:
+		data = outputSchema(c.Out)
+	}
+	return map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"data": withoutDescriptions(data)},
+	}
+}
+
+// withoutDescriptions drops the field descriptions of an output schema:
+// every tools/list carries them into an agent's context, and the fields'
+// meanings are in the tool descriptions and the OpenAPI document.
+func withoutDescriptions(s map[string]any) map[string]any {
+	delete(s, "description")
+	for _, k := range []string{"properties", "additionalProperties", "items"} {
+		switch v := s[k].(type) {
+		case map[string]any:
+			if k == "properties" {
+				for _, p := range v {
+					if ps, ok := p.(map[string]any); ok {
+						withoutDescriptions(ps)
+					}
+				}
+			} else {
+				withoutDescriptions(v)
+			}
+		}
+	}
+	return s
 }
 
 func toolDescription(c *capability.Capability) string {
@@ -182,6 +233,9 @@ func (b *mcpBinding) call(ctx context.Context, c *capability.Capability, id stri
 			b.log.Error("mcp authenticate", "request_id", id, "err", err)
 		}
 		return fail(e)
+	}
+	if ok, why := b.view(ctx).loaded(c); !ok {
+		return fail(capability.Forbidden(why))
 	}
 	if err := c.Authorize(p); err != nil {
 		e, _ := capability.AsError(err, "")

@@ -126,7 +126,13 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // overHTTP connects an MCP client to /mcp with key.
 func (e *agentsEnv) overHTTP(key string) *mcp.ClientSession {
 	e.t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: e.http.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{key}}}
+	return e.overHTTPPath(key, "")
+}
+
+// overHTTPPath connects to /mcp with query (e.g. "?toolsets=triage").
+func (e *agentsEnv) overHTTPPath(key, query string) *mcp.ClientSession {
+	e.t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: e.http.URL + "/mcp" + query, HTTPClient: &http.Client{Transport: bearerTransport{key}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		e.t.Fatal(err)
@@ -221,7 +227,14 @@ func listToolNames(t *testing.T, cs *mcp.ClientSession) []string {
 
 func TestMCPToolListIsTheCatalogue(t *testing.T) {
 	e := newAgentsEnv(t)
-	want := e.svc.SortedNames()
+	// A key with every scope lists every tool but the session-only ones
+	// (they refuse keys; TestMCPLeanToolLists checks the filtering).
+	var want []string
+	for _, n := range e.svc.SortedNames() {
+		if c, _ := e.svc.Capability(n); !c.SessionOnly {
+			want = append(want, n)
+		}
+	}
 	for name, cs := range map[string]*mcp.ClientSession{"memory": e.inMemory(e.key), "http": e.overHTTP(e.key)} {
 		if got := listToolNames(t, cs); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: tools %v\nwant %v", name, got, want)
@@ -234,7 +247,10 @@ func TestMCPToolListIsTheCatalogue(t *testing.T) {
 // contract fails. Regenerate with -update after an intended change.
 func TestMCPToolSnapshots(t *testing.T) {
 	e := newAgentsEnv(t)
-	cs := e.inMemory(e.key)
+	// The system principal lists every tool, the session-only ones too.
+	cs := connectServer(t, server.NewMCPServer(e.svc, server.MCPOptions{Principal: func(context.Context) (*capability.Principal, error) {
+		return &capability.Principal{Kind: capability.KindSystem}, nil
+	}}))
 	dir := filepath.Join("testdata", "toolsnaps")
 	seen := map[string]bool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {

@@ -20,7 +20,8 @@ import (
 // mountAgents mounts /mcp, /api/v1/openapi.json and /docs: the faces for
 // agents and integrators, all generated from the catalogue.
 func (s *Server) mountAgents() {
-	srv := NewMCPServer(s.svc, MCPOptions{Principal: PrincipalFromContext, Log: s.log})
+	srv := NewMCPServer(s.svc, MCPOptions{Principal: PrincipalFromContext, Log: s.log, Version: s.opts.Version,
+		Toolsets: s.opts.MCPToolsets, ReadOnly: s.opts.MCPReadOnly})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		// Stateless: every POST stands alone (no session to leak), and it is
 		// the only mode that accepts the 2026 protocol versions.
@@ -60,6 +61,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		s.writeError(w, r, id, "", e)
 		return
 	}
+	view, verr := s.mcpViewOf(r)
+	if verr != nil {
+		s.writeError(w, r, id, "", verr)
+		return
+	}
+	r = r.WithContext(withMCPView(r.Context(), view))
 	calls := 1
 	if r.Method == http.MethodPost {
 		// The documented 400 for a body over the limit, as on REST (the
@@ -83,8 +90,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	// One token per JSON-RPC call: a batch of n calls costs n, so a batch
-	// cannot do more than the same calls sent one by one.
+	// Each JSON-RPC call takes its operation's cost (one token for most):
+	// a batch costs the sum, so a batch cannot do more than the same calls
+	// sent one by one.
 	if !s.limiter.allowN(p.CredentialID(), calls) {
 		wait := s.limiter.retryAfterN(p.CredentialID(), calls)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
@@ -94,6 +102,30 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, h http.Handler
 	s.setHeaders(w, id)
 	h.ServeHTTP(w, r.WithContext(capability.WithPrincipal(r.Context(), p)))
 	s.log.Debug("mcp request", "request_id", id, "method", r.Method, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
+
+// mcpViewOf reads the connection's ?toolsets= and ?read_only= (the
+// server's EARSHOT_MCP_TOOLSETS and EARSHOT_MCP_READ_ONLY when absent). A
+// stateless client sends the same URL with every request, so the view
+// holds for the whole connection.
+func (s *Server) mcpViewOf(r *http.Request) (mcpView, *capability.Error) {
+	v := mcpView{Toolsets: s.opts.MCPToolsets, ReadOnly: s.opts.MCPReadOnly}
+	q := r.URL.Query()
+	if q.Has("toolsets") {
+		ts, err := capability.ParseToolsets(q.Get("toolsets"))
+		if err != nil {
+			return v, capability.Invalid("toolsets", "%s", err.Error())
+		}
+		v.Toolsets = ts
+	}
+	if q.Has("read_only") {
+		ro, err := strconv.ParseBool(q.Get("read_only"))
+		if err != nil {
+			return v, capability.Invalid("read_only", "read_only must be true or false")
+		}
+		v.ReadOnly = ro
+	}
+	return v, nil
 }
 
 // originAllowed applies the streamable HTTP transport's Origin rule: a
@@ -126,7 +158,7 @@ func (s *Server) originAllowed(r *http.Request) bool {
 func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 || t[0] != '[' {
-		return 1, nil
+		return s.mcpCallCost(t), nil
 	}
 	var batch []json.RawMessage
 	if err := json.Unmarshal(t, &batch); err != nil {
@@ -135,7 +167,30 @@ func (s *Server) mcpCalls(body []byte) (int, *capability.Error) {
 	if len(batch) > s.opts.MaxMCPBatch {
 		return 0, capability.Invalid("", "a JSON-RPC batch may hold at most %d calls; this one holds %d (send several requests, or one call per request)", s.opts.MaxMCPBatch, len(batch))
 	}
-	return max(len(batch), 1), nil
+	cost := 0
+	for _, call := range batch {
+		cost += s.mcpCallCost(call)
+	}
+	return max(cost, 1), nil
+}
+
+// mcpCallCost is the rate-limit cost of one JSON-RPC call: a tools/call
+// costs its operation's (capability.Cost), as on REST; anything else
+// (initialize, tools/list, a notification) one token.
+func (s *Server) mcpCallCost(raw []byte) int {
+	var call struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &call) != nil || call.Method != "tools/call" {
+		return 1
+	}
+	if c, ok := s.svc.Capability(call.Params.Name); ok {
+		return s.limiter.cost(c.Cost())
+	}
+	return 1
 }
 
 // writeRPCParseError answers a /mcp body the strict decoder refused with a

@@ -96,9 +96,10 @@ func (s *Server) serveCapability(w http.ResponseWriter, r *http.Request, ps http
 }
 
 // principal authenticates the request and applies the per-credential rate
-// limit. A public operation (logging in) runs without a principal; the
-// session operations are outside the credential's bucket, as they were
-// before the catalogue declared them (login has its own limiter).
+// limit, taking the operation's cost (capability.Cost). A public operation
+// (logging in) runs without a principal; the session operations are
+// outside the credential's bucket, as they were before the catalogue
+// declared them (login has its own limiter).
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, ps httprouter.Params, c *capability.Capability, id string) (*capability.Principal, *capability.Error) {
 	if c.Public {
 		return nil, nil
@@ -115,8 +116,8 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, ps httprouter
 		}
 		return nil, e
 	}
-	if !c.SessionOp && !s.limiter.allow(p.CredentialID()) {
-		wait := s.limiter.retryAfter(p.CredentialID())
+	if cost := s.limiter.cost(c.Cost()); !c.SessionOp && !s.limiter.allowN(p.CredentialID(), cost) {
+		wait := s.limiter.retryAfterN(p.CredentialID(), cost)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
 		return nil, &capability.Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "rate limit exceeded for this credential; retry after the Retry-After seconds"}
 	}

@@ -37,6 +37,12 @@ type Options struct {
 	// Forwarded and X-Forwarded-Proto/Host are believed
 	// (EARSHOT_TRUSTED_PROXIES); none by default.
 	TrustedProxies TrustedProxies
+	// Version is the build's version, reported to MCP clients.
+	Version string
+	// MCPToolsets and MCPReadOnly are the MCP tools /mcp loads when a
+	// connection does not choose (EARSHOT_MCP_TOOLSETS, EARSHOT_MCP_READ_ONLY).
+	MCPToolsets []string
+	MCPReadOnly bool
 	// Workers is the health of serve's background workers, shown by
 	// /healthz and /metrics; nil leaves them out.
 	Workers *workers.Registry
@@ -64,7 +70,9 @@ type Server struct {
 
 	// ClassifierStatus reports the active classifier (and Ollama's
 	// circuit breaker) for /healthz; nil leaves it out.
-	ClassifierStatus func() any
+	// detail is true for a caller with the operator's metrics token:
+	// anonymous callers get no host or error text.
+	ClassifierStatus func(detail bool) any
 }
 
 // New builds the server and registers every capability's REST route.
@@ -125,6 +133,7 @@ func New(svc *capability.Service, reg *metrics.Registry, opts Options) *Server {
 	r.GET("/healthz", s.healthz)
 	r.GET("/metrics", s.metrics)
 	s.mountAgents()
+	s.mountOAuth()
 	s.mountUI()
 	return s
 }
@@ -425,7 +434,8 @@ func (s *Server) docsURL(capName string) string {
 func (s *Server) writeErrorMeta(w http.ResponseWriter, id string, e *capability.Error, m errorMeta) {
 	s.setHeaders(w, id)
 	if e.Status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot"`)
+		// resource_metadata leads an MCP host to the OAuth flow (RFC 9728 §5.1).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="earshot", resource_metadata="`+s.resourceMetadataURL()+`"`)
 	}
 	if m.IdempotencyReplayed {
 		w.Header().Set("Idempotent-Replayed", "true")
@@ -476,10 +486,17 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if s.ClassifierStatus != nil {
 		// Informational: a fallback to the built-in classifier is not
 		// unhealthy, so it never changes status or code.
-		body["classifier"] = s.ClassifierStatus()
+		body["classifier"] = s.ClassifierStatus(s.operatorCaller(r))
 	}
 	s.setHeaders(w, requestIDOf(r))
 	s.writeJSON(w, code, body)
+}
+
+// operatorCaller reports whether r bears the operator's credential, the
+// EARSHOT_METRICS_TOKEN (none set: nobody is, the log has the details).
+func (s *Server) operatorCaller(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.opts.MetricsToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.MetricsToken)) == 1
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

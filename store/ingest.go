@@ -111,6 +111,11 @@ func (s *Store) SubmitIngest(ctx context.Context, projectID string, quota int, b
 	if err := ctx.Err(); err != nil {
 		return func() (IngestResult, error) { return IngestResult{}, err }
 	}
+	clean := make([]NewMention, len(batch))
+	for i, m := range batch {
+		clean[i] = m.clean()
+	}
+	batch = clean
 	req := &ingestReq{ctx: ctx, projectID: projectID, quota: quota, batch: batch, done: make(chan struct{}), submitted: time.Now()}
 	// Story keys are computed here, in the caller's goroutine, not by the
 	// single writer.

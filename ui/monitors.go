@@ -143,8 +143,13 @@ func (u *UI) notFoundPage(w http.ResponseWriter, r *http.Request, pg *page) {
 
 // NotFound answers the addresses no route takes (the server's hook for
 // non-API paths): the dashboard's 404 page for a logged-in user, a plain
-// page with a link to log in for anyone else.
+// page with a link to log in for anyone else. A logged-in session's
+// request is charged to its rate-limit bucket, as every page's is.
 func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
+	u.metered(func(httprouter.Params) int { return 1 }, u.notFound)(w, r, nil)
+}
+
+func (u *UI) notFound(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	s, err := u.loadSession(r)
 	if err != nil {
 		if !errors.Is(err, errNoSession) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,13 +48,95 @@ const maxSealed = 3500
 type stashed struct {
 	st      *actionState
 	session string // the session token it belongs to
+	user    string // its user's id: the per-user bound counts these
 	path    string // the page it is for
 	expires time.Time
+	seq     uint64 // insertion order: the oldest is evicted first
 }
 
+// The memory stash is bounded (a viewer posting 200 forms of 1 MB pinned
+// 400 MiB for five minutes): a state over maxStashEntry bytes loses its
+// typed values (the errors still show; the fields come back as stored), a
+// user keeps at most maxStashPerUser states and the process at most
+// maxStashTotal, the oldest evicted first. A browser follows each redirect
+// at once, so a person never has more than a couple waiting; at most
+// maxStashTotal × maxStashEntry (16 MiB) is ever held.
+const (
+	maxStashEntry   = 32 << 10
+	maxStashPerUser = 8
+	maxStashTotal   = 512
+)
+
 type stash struct {
-	mu sync.Mutex
-	m  map[string]stashed
+	mu  sync.Mutex
+	m   map[string]stashed
+	seq uint64
+}
+
+// put keeps v under tok, first dropping what expired and then evicting the
+// oldest states of v's user, and of everyone, beyond the bounds.
+func (s *stash) put(tok string, v stashed, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]stashed{}
+	}
+	for k, e := range s.m {
+		if now.After(e.expires) {
+			delete(s.m, k)
+		}
+	}
+	s.evictOldest(maxStashPerUser-1, func(e stashed) bool { return e.user == v.user })
+	s.evictOldest(maxStashTotal-1, func(stashed) bool { return true })
+	s.seq++
+	v.seq = s.seq
+	s.m[tok] = v
+}
+
+// evictOldest deletes the oldest states that match until at most keep do.
+func (s *stash) evictOldest(keep int, match func(stashed) bool) {
+	var toks []string
+	for k, e := range s.m {
+		if match(e) {
+			toks = append(toks, k)
+		}
+	}
+	if len(toks) <= keep {
+		return
+	}
+	slices.SortFunc(toks, func(a, b string) int { return cmp.Compare(s.m[a].seq, s.m[b].seq) })
+	for _, k := range toks[:len(toks)-keep] {
+		delete(s.m, k)
+	}
+}
+
+// len is how many states wait.
+func (s *stash) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+// stateSize is about how many bytes st keeps: its typed values, its
+// errors' words and its result.
+func stateSize(st *actionState) int {
+	n := 0
+	for k, vs := range st.form {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	for _, e := range append([]*capability.Error{st.err}, st.errs...) {
+		if e != nil {
+			n += len(e.Message) + len(e.Param) + len(e.Code)
+		}
+	}
+	if st.result != nil {
+		b, _ := json.Marshal(st.result)
+		n += len(b)
+	}
+	return n
 }
 
 // sealedState is an actionState on the wire.
@@ -93,18 +177,19 @@ func (u *UI) putStash(w http.ResponseWriter, r *http.Request, s *session, back s
 		u.setCookie(w, r, formCookie, v, int(stashTTL.Seconds()))
 		return
 	}
-	tok := randString(18)
-	u.stash.mu.Lock()
-	if u.stash.m == nil {
-		u.stash.m = map[string]stashed{}
-	}
-	for k, v := range u.stash.m {
-		if now.After(v.expires) {
-			delete(u.stash.m, k)
+	if st.err != nil && stateSize(st) > maxStashEntry {
+		st.form = nil // too big to keep: the errors show, the values do not
+		if v, ok := u.seal(s, path, now.Add(stashTTL), st); ok {
+			u.setCookie(w, r, formCookie, v, int(stashTTL.Seconds()))
+			return
 		}
 	}
-	u.stash.m[tok] = stashed{st: st, session: s.token, path: path, expires: now.Add(stashTTL)}
-	u.stash.mu.Unlock()
+	tok := randString(18)
+	user := s.token
+	if s.user != nil {
+		user = s.user.ID
+	}
+	u.stash.put(tok, stashed{st: st, session: s.token, user: user, path: path, expires: now.Add(stashTTL)}, now)
 	u.setCookie(w, r, formCookie, tok, int(stashTTL.Seconds()))
 }
 

@@ -191,7 +191,13 @@ func (u *UI) write(w http.ResponseWriter, status int, name, layout string, data 
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	formAction := "'self'"
+	if extra := h.Get(formActionHeader); extra != "" {
+		// The OAuth consent form redirects to the client's own address.
+		formAction += " " + extra
+		h.Del(formActionHeader)
+	}
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action "+formAction+"; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	w.Write(PrefixLinks(u.base, b.Bytes()))
 }

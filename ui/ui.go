@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -62,12 +63,13 @@ type UI struct {
 	cop    *http.CrossOriginProtection
 	now    func() time.Time
 	stash  stash // failed forms and shown-once results, for Post/Redirect/Get
+	opts   Options
 }
 
 // New builds the UI over the capability service.
-func New(svc *capability.Service) *UI {
+func New(svc *capability.Service, opts Options) *UI {
 	u := &UI{svc: svc, log: svc.Log, secure: strings.HasPrefix(svc.Config.BaseURL, "https://"), base: basePath(svc.Config.BaseURL),
-		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }}
+		cop: http.NewCrossOriginProtection(), now: func() time.Time { return time.Now().UTC() }, opts: opts}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -78,13 +80,18 @@ func New(svc *capability.Service) *UI {
 // Mount registers the UI's routes on r. Routes are explicit (httprouter
 // cannot mix a root catch-all with /api/v1).
 func (u *UI) Mount(r *httprouter.Router) {
-	page := func(path string, h pageHandler) { r.GET(path, u.authed(h)) }
+	// Every request of a logged-in session is charged to the session's
+	// rate-limit bucket (limit.go): a page or call one token, one that
+	// runs a heavy operation that operation's cost.
+	one := func(httprouter.Params) int { return 1 }
+	costly := func(path, capName string, h pageHandler) { r.GET(path, u.metered(u.routeCost(capName), u.authed(h))) }
+	page := func(path string, h pageHandler) { r.GET(path, u.metered(one, u.authed(h))) }
 	page("/", u.inbox)
 	page("/inbox", u.inbox)
 	page("/mentions/:id", u.mention)
-	page("/monitors", u.monitors)
+	costly("/monitors", "get_mention_stats", u.monitors)
 	page("/monitors/:id", u.monitorForm)
-	page("/groups", u.groups)
+	costly("/groups", "get_share_of_voice", u.groups)
 	page("/alerts", u.alerts)
 	page("/webhooks", u.webhooks)
 	page("/webhooks/:id", u.webhookDeliveries)
@@ -94,31 +101,38 @@ func (u *UI) Mount(r *httprouter.Router) {
 	page("/account", u.account)
 	page("/usage", u.usage)
 	page("/settings", u.settings)
-	page("/wall", u.wallPreview)
+	costly("/wall", "preview_public_page", u.wallPreview)
 	page("/projects/new", u.newProject)
 
 	r.GET("/login", u.loginPage)
 	r.POST("/login", u.loginSubmit)
 	r.GET("/setup", u.setupPage)
 	r.POST("/setup", u.setupSubmit)
-	r.POST("/logout", u.logout)
-	r.POST("/switch", u.switchProject)
-	r.POST("/a/:cap", u.action)
+	r.POST("/logout", u.metered(one, u.logout))
+	r.POST("/switch", u.metered(one, u.switchProject))
+	r.POST("/a/:cap", u.metered(u.actionCost, u.action))
 
 	// Small JSON/fragment endpoints for the inbox's JavaScript.
-	r.GET("/ui/mentions", u.authedAPI(u.mentionRows))
-	r.GET("/ui/poll", u.authedAPI(u.pollMentions))
-	r.GET("/ui/overview", u.authedAPI(u.overviewFragment))
-	r.POST("/ui/status", u.authedAPI(u.setStatus))
-	r.POST("/ui/preview", u.authedAPI(u.preview))
-	r.POST("/ui/density", u.setDensity)
-	r.GET("/export.csv", u.exportCSV)
+	r.GET("/ui/mentions", u.metered(one, u.authedAPI(u.mentionRows)))
+	r.GET("/ui/poll", u.metered(one, u.authedAPI(u.pollMentions)))
+	r.GET("/ui/overview", u.metered(u.routeCost("get_mention_stats"), u.authedAPI(u.overviewFragment)))
+	r.POST("/ui/status", u.metered(one, u.authedAPI(u.setStatus)))
+	r.POST("/ui/preview", u.metered(u.routeCost("preview_monitor"), u.authedAPI(u.preview)))
+	r.POST("/ui/density", u.metered(one, u.setDensity))
+	r.GET("/export.csv", u.metered(u.routeCost("export_mentions"), u.exportCSV))
 
 	r.GET("/p/:slug", u.publicPage)
 
 	sub, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(sub))
-	r.GET("/static/*filepath", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+	r.GET("/static/*filepath", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		// Files only: http.FileServer would list a directory's contents,
+		// which tells a visitor nothing they need and maps the bundle.
+		name := strings.TrimPrefix(path.Clean("/"+ps.ByName("filepath")), "/")
+		if st, err := fs.Stat(sub, name); name == "" || err != nil || st.IsDir() {
+			u.NotFound(w, req)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, req)
 	})
@@ -141,6 +155,9 @@ var errNoSession = errors.New("no session")
 // loadSession resolves the session cookie and the current project (cookie,
 // validated by membership; else the user's first project).
 func (u *UI) loadSession(r *http.Request) (*session, error) {
+	if s, ok := r.Context().Value(sessionCtxKey{}).(*session); ok {
+		return s, nil // resolved by metered
+	}
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
 		return nil, errNoSession
@@ -438,13 +455,41 @@ func (u *UI) exec(ctx context.Context, p *capability.Principal, name string, in 
 	return o
 }
 
-// localPath accepts only a same-site path (no scheme, no //host).
+// localPath accepts only a same-origin path and returns it normalised,
+// else def. What a browser would read as another host must never pass:
+// "//evil", "/\\evil" (browsers treat a backslash as a slash), a scheme,
+// and what only becomes one of those after decoding or cleaning
+// ("/a/../%5Cevil" is "/\\evil" once the query is decoded and
+// http.Redirect has cleaned it; "/%2F%2Fevil"). So the path is decoded,
+// refused if it holds a backslash or a control character (browsers drop
+// tabs and newlines from URLs), cleaned with path.Clean, and the result
+// re-encoded: what redirects is what was checked.
 func localPath(s, def string) string {
-	if s == "" || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/\\") {
+	if s == "" || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.ContainsAny(s, "\\") || hasControl(s) {
 		return def
 	}
-	if pu, err := url.Parse(s); err != nil || pu.Host != "" || pu.Scheme != "" {
+	pu, err := url.Parse(s)
+	if err != nil || pu.Scheme != "" || pu.Host != "" || pu.User != nil || pu.Opaque != "" {
 		return def
 	}
-	return s
+	if strings.ContainsAny(pu.Path, "\\") || hasControl(pu.Path) || !strings.HasPrefix(pu.Path, "/") {
+		return def
+	}
+	clean := path.Clean(pu.Path)
+	if strings.HasSuffix(pu.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	if strings.HasPrefix(clean, "//") {
+		return def
+	}
+	out := (&url.URL{Path: clean, RawQuery: pu.RawQuery}).String()
+	if !strings.HasPrefix(out, "/") || strings.HasPrefix(out, "//") {
+		return def
+	}
+	return out
+}
+
+// hasControl reports whether s holds an ASCII control character.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }

@@ -74,6 +74,9 @@ fetch(process.argv[1], {method: "POST", headers: {"Content-Type": "application/j
   body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "tools/list"})})
   .then(r => { console.log(r.status, r.headers.get("www-authenticate")); process.exit(r.status === 401 && /^Bearer/.test(r.headers.get("www-authenticate") || "") ? 0 : 1) })' "$BASE/mcp"
 
+step "Agents: lean lists, outputSchema, get_brief and the OAuth flow (TypeScript SDK)"
+EARSHOT_VERSION="$("$BIN" version | head -n 1 | cut -d' ' -f2)" EARSHOT_API_KEY="$KEY" node "$HERE/agents.mjs" "$BASE" e2e@example.com e2e-password-1 "$PROJECT_ID"
+
 step "OpenAPI lint (Redocly CLI)"
 node -e 'fetch(process.argv[1]).then(async r=>{if(!r.ok)process.exit(1);require("fs").writeFileSync(process.argv[2], await r.text())})' \
   "$BASE/api/v1/openapi.json" "$WORK/openapi.json"

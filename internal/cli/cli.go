@@ -49,6 +49,8 @@ type Config struct {
 	RateBurst            int
 	ReadTimeout          time.Duration // a whole request, headers and body
 	MetricsToken         string        // bearer token /metrics asks for ("" = open)
+	MCPToolsets          []string      // MCP toolsets loaded by default (nil: all)
+	MCPReadOnly          bool          // MCP offers only tools that change nothing
 	SQLiteSync           string        // store.SyncFull or store.SyncNormal (EARSHOT_SQLITE_SYNC)
 	Getenv               func(string) string
 
@@ -312,6 +314,14 @@ func newFlags(name string, stderr io.Writer, getenv func(string) string, cfg *Co
 		"SQLite commit `durability`: full (a 2xx write survives a power cut) or normal (faster; the last writes before a power cut or OS crash can roll back)", parseSQLiteSync)
 	cfg.Getenv = getenv
 	return fs
+}
+
+// mcpFlags are the MCP tool-list flags of serve, demo and mcp.
+func mcpFlags(fs *cliFlags, cfg *Config) {
+	checkedVar(fs, &cfg.MCPToolsets, "mcp-toolsets", "EARSHOT_MCP_TOOLSETS", nil,
+		"MCP `toolsets` to load: a comma-separated list of "+strings.Join(capability.Toolsets, ", ")+", or all (default all; /mcp?toolsets= chooses per connection)", capability.ParseToolsets)
+	fs.BoolVar(&cfg.MCPReadOnly, "mcp-read-only", false, "offer agents only MCP tools that change nothing (/mcp?read_only= chooses per connection)")
+	fs.envVar("mcp-read-only", "EARSHOT_MCP_READ_ONLY")
 }
 
 // envVar binds flag name to an environment variable.

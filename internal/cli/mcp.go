@@ -21,6 +21,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	key := fs.String("key", getenv("EARSHOT_API_KEY"), "API key of the project (EARSHOT_API_KEY)")
 	fs.checkedVar(&cfg.BaseURL, "base-url", "EARSHOT_BASE_URL", "", "public base `URL`, for docs links", parseHTTPURL)
 	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL`", parseHTTPURL)
+	mcpFlags(fs, &cfg)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,17 +54,27 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	srv := server.NewMCPServer(svc, server.MCPOptions{
-		Version: buildInfo().Version,
+		Version:  buildInfo().serverVersion(),
+		Toolsets: cfg.MCPToolsets,
+		ReadOnly: cfg.MCPReadOnly,
 		// Re-resolved per call, so a revoked key stops working on its next
 		// call (docs/decisions.md#credentials), as over HTTP.
 		Principal: func(ctx context.Context) (*capability.Principal, error) {
 			return svc.Authenticate(ctx, token, "", "")
 		},
 	})
-	svc.Log.Info("earshot mcp ready on stdio", "database", svc.Store.Path(), "tools", len(svc.Capabilities()))
+	svc.Log.Info("earshot mcp ready on stdio", "database", svc.Store.Path(), "toolsets", toolsetsLabel(cfg.MCPToolsets), "read_only", cfg.MCPReadOnly)
 	err = srv.Run(ctx, &server.StdioTransport{In: stdin, Out: stdout})
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		return nil
 	}
 	return err
+}
+
+// toolsetsLabel names the loaded toolsets for the log.
+func toolsetsLabel(ts []string) string {
+	if ts == nil {
+		return "all"
+	}
+	return strings.Join(ts, ",")
 }

@@ -47,7 +47,7 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 	fs.checkedVar(&cfg.Addr, "addr", "EARSHOT_ADDR", "127.0.0.1:8080", "listen `address`, host:port", parseAddr)
 	fs.checkedVar(&cfg.BaseURL, "base-url", "EARSHOT_BASE_URL", "", "public base `URL` (default http://{addr})", parseHTTPURL)
 	fs.checkedVar(&cfg.DocsURL, "docs-url", "EARSHOT_DOCS_URL", "", "docs `URL` (default {base-url}/docs)", parseHTTPURL)
-	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "API `requests` per second per credential", parsePositiveFloat)
+	checkedVar(fs, &cfg.RateLimit, "rate-limit", "EARSHOT_RATE_LIMIT", 50, "`requests` per second per credential, REST, /mcp and the dashboard alike (an export counts 20, a preview 10, statistics 5)", parsePositiveFloat)
 	checkedVar(fs, &cfg.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "API burst per credential, in `requests`", parsePositiveInt)
 	checkedVar(fs, &cfg.ReadTimeout, "read-timeout", "EARSHOT_READ_TIMEOUT", defaultReadTimeout,
 		"longest `duration` a client may take to send one request, headers and body; a slower one is cut off", parsePositiveDuration)
@@ -55,6 +55,7 @@ func serveFlags(name string, stderr io.Writer, getenv func(string) string, cfg *
 		"comma-separated `CIDRs` or addresses of the reverse proxies whose X-Forwarded-For, Forwarded and X-Forwarded-Proto are believed (default: none, the connection's address is the client)", parseTrustedProxies)
 	fs.checkedVar(&cfg.MetricsToken, "metrics-token", "EARSHOT_METRICS_TOKEN", "",
 		"bearer `token` that GET /metrics asks for (default: /metrics is open)", func(s string) (string, error) { return s, nil })
+	mcpFlags(fs, cfg)
 	if name == "demo" {
 		// The demo's data dir is a new temporary directory unless given.
 		f := fs.Lookup("data")
@@ -212,7 +213,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	// show a failing or lagging one as degraded.
 	wreg := workers.New()
 	srv := server.New(svc, reg, server.Options{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MetricsToken: cfg.MetricsToken,
-		TrustedProxies: cfg.TrustedProxies, Workers: wreg})
+		TrustedProxies: cfg.TrustedProxies, Workers: wreg, Version: buildInfo().serverVersion(), MCPToolsets: cfg.MCPToolsets, MCPReadOnly: cfg.MCPReadOnly})
 	var info *DemoInfo
 	if demo {
 		if info, err = prepareDemo(ctx, svc, replayURL); err != nil {
@@ -313,8 +314,8 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	} else {
 		log.Info("classifier", "active", st.Active, "mode", st.Mode)
 	}
-	srv.ClassifierStatus = func() any { return classify.Describe(cls) }
-	registry := collect.NewRegistry(cfg.Collectors, &http.Client{Timeout: 60 * time.Second})
+	srv.ClassifierStatus = func(detail bool) any { return classify.Describe(cls).View(detail) }
+	registry := collect.NewRegistry(cfg.Collectors, collect.NewPlatformClient(cfg.Collectors, 60*time.Second))
 	sched := collect.NewScheduler(svc.Store, registry, cls, collect.SchedulerConfig{
 		Lease:    cfg.ScanLease,
 		Ledger:   svc.Store.QuotaLedger(),

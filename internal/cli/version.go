@@ -69,6 +69,15 @@ func stampedBuild(b build, info *debug.BuildInfo) build {
 	return b.orUnknown()
 }
 
+// serverVersion is the version MCP clients are told: the stamp, or for an
+// unstamped build "dev" with its commit when the toolchain recorded one.
+func (b build) serverVersion() string {
+	if b.Version == "dev" && b.Commit != "unknown" && len(b.Commit) >= 12 {
+		return "dev+" + b.Commit[:12]
+	}
+	return b.Version
+}
+
 func (b build) orUnknown() build {
 	if b.Version == "" {
 		b.Version = "dev"
