@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
 
+	"earshot/api"
 	"earshot/store"
 )
 
@@ -39,7 +39,7 @@ func (s *Service) Authenticate(ctx context.Context, token, projectHeader, projec
 	case strings.HasPrefix(token, OAuthAccessPrefix):
 		return s.authenticateOAuth(ctx, token, projectHeader)
 	case strings.HasPrefix(token, "ess_"):
-		sess, err := s.Store.SessionByToken(ctx, token)
+		sess, err := s.liveSession(ctx, token)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, Unauthorized("unknown or expired session")
 		}
@@ -103,6 +103,38 @@ func (s *Service) SessionPrincipal(ctx context.Context, sess *store.Session, pro
 	return p, nil
 }
 
+// DefaultSessionIdle is how long an unused session lives (ASVS V3.3: an
+// idle timeout besides the absolute 30 days); EARSHOT_SESSION_IDLE changes it.
+const DefaultSessionIdle = 12 * time.Hour
+
+// liveSession finds the session of token, unexpired and used within the
+// idle limit, and records this use.
+func (s *Service) liveSession(ctx context.Context, token string) (*store.Session, error) {
+	var idleSince time.Time
+	if s.Config.SessionIdle > 0 {
+		idleSince = time.Now().Add(-s.Config.SessionIdle)
+	}
+	sess, err := s.Store.SessionByToken(ctx, token, idleSince)
+	if err != nil {
+		return nil, err
+	}
+	s.touchSession(ctx, sess.ID)
+	return sess, nil
+}
+
+// touchSession records a session's use at most once a minute per process
+// (the idle limit is hours; reads need not queue on the writer).
+func (s *Service) touchSession(ctx context.Context, id string) {
+	now := time.Now()
+	if last, ok := s.sessTouched.Load(id); ok && now.Sub(last.(time.Time)) < time.Minute {
+		return
+	}
+	s.sessTouched.Store(id, now)
+	if err := s.Store.TouchSession(context.WithoutCancel(ctx), id, now.UTC()); err != nil {
+		s.Log.Warn("recording session use", "session_id", id, "err", err)
+	}
+}
+
 // touchKey records a key's last use at most once a minute per process, so
 // reads never queue on the single writer just to bump a timestamp.
 func (s *Service) touchKey(ctx context.Context, id string) {
@@ -119,22 +151,6 @@ func (s *Service) touchKey(ctx context.Context, id string) {
 // ---- users, passwords and sessions (create_session and delete_session,
 // in sessions.go, are the operations bindings call) ----
 
-const (
-	minPasswordChars = 8
-	maxPasswordBytes = 72 // bcrypt reads no further
-)
-
-// checkPassword says what is wrong with a new password, as a 400 on param.
-func checkPassword(param, pw string) error {
-	if utf8.RuneCountInString(pw) < minPasswordChars {
-		return Invalid(param, "%s must be at least %d characters", param, minPasswordChars)
-	}
-	if len(pw) > maxPasswordBytes {
-		return Invalid(param, "%s must be at most %d bytes", param, maxPasswordBytes)
-	}
-	return nil
-}
-
 func hashPassword(pw string) (string, error) {
 	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
 	return string(h), err
@@ -145,7 +161,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password, fullName stri
 	if err := checkFormat("email", email); err != nil {
 		return nil, Invalid("email", "email %s", err)
 	}
-	if err := checkPassword("password", password); err != nil {
+	if err := checkPassword("password", password, email); err != nil {
 		return nil, err
 	}
 	h, err := hashPassword(password)
@@ -159,28 +175,36 @@ func (s *Service) CreateUser(ctx context.Context, email, password, fullName stri
 	return u, err
 }
 
-// SetPassword replaces a user's password and ends all their sessions: the
-// admin's reset on the box (earshot user set-password). It returns how many
-// sessions ended.
-func (s *Service) SetPassword(ctx context.Context, email, password string) (int, error) {
-	if err := checkPassword("password", password); err != nil {
-		return 0, err
+// SetPassword replaces a user's password, ends all their sessions and
+// revokes the API keys their sessions minted: the admin's reset on the box
+// (earshot user set-password), used when an account may be in someone
+// else's hands.
+func (s *Service) SetPassword(ctx context.Context, email, password string) (*CredentialsReset, error) {
+	if err := checkPassword("password", password, email); err != nil {
+		return nil, err
 	}
 	u, err := s.Store.UserByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
-		return 0, NotFound("user")
+		return nil, NotFound("user")
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	h, err := hashPassword(password)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	if err := s.Store.SetPasswordHash(ctx, u.ID, h); err != nil {
-		return 0, err
+	n, keys, err := s.Store.ResetCredentials(ctx, u.ID, h, "")
+	if err != nil {
+		return nil, err
 	}
-	return s.Store.DeleteUserSessions(ctx, u.ID, "")
+	return &CredentialsReset{SessionsRevoked: n, KeysRevoked: store.APIKeyRecords(keys)}, nil
+}
+
+// CredentialsReset is what a password change or reset ended.
+type CredentialsReset struct {
+	SessionsRevoked int           `json:"sessions_revoked" doc:"How many other sessions of the account were logged out."`
+	KeysRevoked     []*api.APIKey `json:"keys_revoked" doc:"The API keys this account's sessions had created (in any project), now revoked: a session someone else held could have made them. Keys made on the server with earshot key create stay. Create new keys where they are needed."`
 }
 
 // LoginResult is what POST /api/v1/auth/sessions returns.
@@ -400,7 +424,7 @@ func (g *loginGuard) record(email, client string, ok bool, now time.Time) {
 
 type ChangePasswordIn struct {
 	CurrentPassword string `json:"current_password" validate:"required,maxlen=200" doc:"The account's current password."`
-	NewPassword     string `json:"new_password" validate:"required,maxlen=200" doc:"The new password: at least 8 characters, at most 72 bytes."`
+	NewPassword     string `json:"new_password" validate:"required,maxlen=200" doc:"The new password: at least 12 characters (not counting spaces at either end or repeated spaces), at most 72 bytes, not a common password nor built on the account's email."`
 }
 
 // MarshalJSON leaves the passwords out of what is kept of the request
@@ -409,16 +433,16 @@ type ChangePasswordIn struct {
 func (in ChangePasswordIn) MarshalJSON() ([]byte, error) { return []byte(`{}`), nil }
 
 type ChangePasswordOut struct {
-	Changed         bool   `json:"changed"`
-	SessionsRevoked int    `json:"sessions_revoked" doc:"How many other sessions of the account were logged out."`
-	Message         string `json:"message"`
+	Changed bool `json:"changed"`
+	CredentialsReset
+	Message string `json:"message"`
 }
 
 func (s *Service) accountCaps() []*Capability {
 	return []*Capability{
 		Define(Capability{Name: "change_password", Title: "Change the password", Group: "account", Method: "POST", Path: "/api/v1/account/password",
 			Scope: ProjectsRead, Write: true, SessionOnly: true, NoProject: true,
-			Description: "Change the logged-in user's password, given the current one. Every other session of the account is logged out; the calling session stays."},
+			Description: "Change the logged-in user's password, given the current one. Every other session of the account is logged out (the calling session stays) and every API key the account's sessions created, in any project, is revoked and listed in keys_revoked; keys made on the server with earshot key create stay."},
 			s.changePassword),
 	}
 }
@@ -443,7 +467,7 @@ func (s *Service) changePassword(ctx context.Context, p *Principal, in *ChangePa
 		return nil, Invalid("current_password", "current_password is not this account's password")
 	}
 	s.logins.record(key, client, true, time.Now())
-	if err := checkPassword("new_password", in.NewPassword); err != nil {
+	if err := checkPassword("new_password", in.NewPassword, u.Email); err != nil {
 		return nil, err
 	}
 	if in.NewPassword == in.CurrentPassword {
@@ -453,18 +477,32 @@ func (s *Service) changePassword(ctx context.Context, p *Principal, in *ChangePa
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Store.SetPasswordHash(ctx, u.ID, h); err != nil {
-		return nil, err
-	}
-	n, err := s.Store.DeleteUserSessions(ctx, u.ID, p.SessionID)
+	n, keys, err := s.Store.ResetCredentials(ctx, u.ID, h, p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	msg := "Password changed. This session stays logged in; no other session was open."
-	if n == 1 {
-		msg = "Password changed. 1 other session was logged out; this one stays logged in."
-	} else if n > 1 {
-		msg = fmt.Sprintf("Password changed. %d other sessions were logged out; this one stays logged in.", n)
+	return &ChangePasswordOut{Changed: true, CredentialsReset: CredentialsReset{SessionsRevoked: n, KeysRevoked: store.APIKeyRecords(keys)},
+		Message: changedMessage(n, len(keys))}, nil
+}
+
+// changedMessage says what a password change ended, for people.
+func changedMessage(sessions, keys int) string {
+	msg := "Password changed. This session stays logged in; "
+	switch sessions {
+	case 0:
+		msg += "no other session was open"
+	case 1:
+		msg += "1 other session was logged out"
+	default:
+		msg += fmt.Sprintf("%d other sessions were logged out", sessions)
 	}
-	return &ChangePasswordOut{Changed: true, SessionsRevoked: n, Message: msg}, nil
+	switch keys {
+	case 0:
+		msg += "; no API key was revoked."
+	case 1:
+		msg += "; 1 API key made from a session was revoked (create a new one where it was used)."
+	default:
+		msg += fmt.Sprintf("; %d API keys made from sessions were revoked (create new ones where they were used).", keys)
+	}
+	return msg
 }

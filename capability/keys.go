@@ -106,13 +106,20 @@ func (s *Service) keyCaps() []*Capability {
 	}
 }
 
-// IssueKey creates a key for projectID (CLI and create_api_key).
+// IssueKey creates a key for projectID on the box (earshot key create,
+// the demo): a password change of createdBy leaves it alone.
 func (s *Service) IssueKey(ctx context.Context, projectID, createdBy, name string, scopes []string) (*IssuedKey, error) {
+	return s.issueKey(ctx, projectID, createdBy, name, scopes, false)
+}
+
+// issueKey creates a key; bySession marks one a session minted
+// (create_api_key), which its creator's password change revokes.
+func (s *Service) issueKey(ctx context.Context, projectID, createdBy, name string, scopes []string, bySession bool) (*IssuedKey, error) {
 	if len(scopes) == 0 {
 		scopes = AllScopes
 	}
 	k := NewAPIKey()
-	rec := &store.APIKey{ProjectID: projectID, Name: name, Prefix: k[:len(keyPrefix)+4], Last4: k[len(k)-4:], Scopes: scopes, CreatedBy: createdBy}
+	rec := &store.APIKey{ProjectID: projectID, Name: name, Prefix: k[:len(keyPrefix)+4], Last4: k[len(k)-4:], Scopes: scopes, CreatedBy: createdBy, MintedBySession: bySession}
 	if err := s.Store.CreateAPIKey(ctx, rec, HashKey(k)); err != nil {
 		return nil, err
 	}
@@ -133,7 +140,7 @@ func (s *Service) createKey(ctx context.Context, p *Principal, in *CreateKeyIn) 
 			return nil, Invalid("scopes["+itoa(i)+"]", "your role cannot grant %s", sc)
 		}
 	}
-	k, err := s.IssueKey(ctx, p.ProjectID, p.UserID, in.Name, dedupe(scopes))
+	k, err := s.issueKey(ctx, p.ProjectID, p.UserID, in.Name, dedupe(scopes), p.Kind == KindSession)
 	if err != nil {
 		return nil, err
 	}

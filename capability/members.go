@@ -86,7 +86,7 @@ func (s *Service) memberCaps() []*Capability {
 			s.revokeInvitation),
 		Define(Capability{Name: "accept_invitation", Title: "Accept an invitation", Group: "member", Method: "POST", Path: "/api/v1/invitations/accept",
 			Scope: ProjectsRead, Write: true, SessionOnly: true, NoProject: true,
-			Description: "Join the project of an invitation link as the logged-in user, with the invited role. The link works once."},
+			Description: "Join the project of an invitation link as the logged-in user, with the invited role. Only the account of the invited email can accept (403 for any other); the link works once."},
 			s.acceptInvitation),
 		Define(Capability{Name: "update_project_member", Title: "Change a member's role", Group: "member", Method: "PATCH", Path: "/api/v1/members/:id",
 			Scope: ProjectsWrite, Write: true, Idempotent: true, Description: "Change a member's role to editor or viewer. The owner's role cannot change."},
@@ -182,7 +182,28 @@ func invitationGone() *Error {
 	return e
 }
 
+// wrongInvitee refuses an invitation link used by another account than
+// the invited email's: the link is a bearer token that can travel
+// (forwarded, logged, shoulder-surfed), so holding it is not being the
+// person invited.
+func wrongInvitee(invited, caller string) *Error {
+	e := Forbidden(fmt.Sprintf("this invitation is for %s, and you are logged in as %s: only %s can accept it (log in as that account), or ask the project's owner to invite %s", invited, caller, invited, caller))
+	e.Param = "token"
+	return e
+}
+
 func (s *Service) acceptInvitation(ctx context.Context, p *Principal, in *AcceptInvitationIn) (*AcceptInvitationOut, error) {
+	u, err := s.Store.UserByID(ctx, p.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFound("account")
+	}
+	if err != nil {
+		return nil, err
+	}
+	pending, err := s.Store.InvitationByToken(ctx, in.Token)
+	if err == nil && pending.Status() == "pending" && !strings.EqualFold(pending.Email, u.Email) {
+		return nil, wrongInvitee(pending.Email, u.Email)
+	}
 	inv, m, err := s.Store.AcceptInvitation(ctx, in.Token, p.UserID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -235,9 +256,6 @@ func (s *Service) PreviewInvitation(ctx context.Context, token string) (*Invitat
 // answer is the same, so the link cannot be used to learn whether an
 // account exists. Either way the person then logs in and accepts.
 func (s *Service) SignUpWithInvitation(ctx context.Context, token, password, fullName string) error {
-	if err := checkPassword("password", password); err != nil {
-		return err
-	}
 	if utf8.RuneCountInString(fullName) > 120 {
 		return Invalid("full_name", "full_name must be at most 120 characters")
 	}
@@ -250,6 +268,9 @@ func (s *Service) SignUpWithInvitation(ctx context.Context, token, password, ful
 	}
 	if inv.Status() != "pending" {
 		return invitationGone()
+	}
+	if err := checkPassword("password", password, inv.Email); err != nil {
+		return err
 	}
 	h, err := hashPassword(password) // also when the account exists: equal time
 	if err != nil {

@@ -203,7 +203,9 @@ func (s *Service) ExchangeOAuthCode(ctx context.Context, clientID, code, redirec
 	if !pkceMatches(c.Challenge, verifier) {
 		return nil, oauthErr("invalid_grant", "code_verifier does not match the code_challenge")
 	}
-	k, err := s.IssueKey(ctx, c.ProjectID, c.UserID, oauthKeyNamePrefix+client.Name, c.Scopes)
+	// A grant is approved by a session, so its creator's password change
+	// revokes it like any key a session made (issue 25, L2).
+	k, err := s.issueKey(ctx, c.ProjectID, c.UserID, oauthKeyNamePrefix+client.Name, c.Scopes, true)
 	if err != nil {
 		return nil, err
 	}

@@ -135,8 +135,8 @@ func (s *Service) projectCaps() []*Capability {
 			Description: "Turn the project's public, read-only mentions page on or off. When on, url is the page's address; when off, url is null and the slug is kept so the old link can be turned back on."},
 			s.setPublic),
 		Define(Capability{Name: "update_account", Title: "Update the account", Group: "account", Method: "PATCH", Path: "/api/v1/account",
-			Scope: ProjectsWrite, Write: true, Idempotent: true, NoProject: true,
-			Description: "Change the display name or the dashboard's time zone of the calling user (for an API key: the user who created the key)."},
+			Scope: ProjectsWrite, Write: true, Idempotent: true, NoProject: true, SessionOnly: true,
+			Description: "Change the display name or the dashboard's time zone of the logged-in user. Sessions only: an API key belongs to a project, not to the person who created it, so it cannot change that person's account."},
 			s.updateAccount),
 	}
 }

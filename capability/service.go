@@ -22,8 +22,11 @@ type Config struct {
 	DocsURL              string         // e.g. {BaseURL}/docs
 	PlanQuotas           map[string]int // mentions per month; 0 = unlimited
 	AllowPrivateWebhooks bool
-	SessionTTL           time.Duration
-	IdempotencyWindow    time.Duration
+	SessionTTL           time.Duration // a session's absolute lifetime (30 days)
+	// SessionIdle ends a session unused for this long (default 12 h;
+	// negative: no idle limit). EARSHOT_SESSION_IDLE.
+	SessionIdle       time.Duration
+	IdempotencyWindow time.Duration
 	// CrashAt, when set, is called at named points of a request where a
 	// crash is most harmful ("idempotent-write": the change is made but
 	// not committed; "idempotent-commit": committed, not yet answered).
@@ -43,20 +46,24 @@ type Service struct {
 	// not configured.
 	SendEmail func(ctx context.Context, to, subject, body string) error
 
-	caps       []*Capability
-	sessions   []*Capability // session operations (sessions.go)
-	byName     map[string]*Capability
-	keyTouched sync.Map // key id → time of the last recorded use
-	inFlight   sync.Map // idempotent requests running in this process (Execute)
-	logins     loginGuard
-	cursorKey  []byte // this installation's cursor signing key (cursor.go)
-	formKey    []byte // seals the dashboard's form state (cursor.go, ui/prg.go)
+	caps        []*Capability
+	sessions    []*Capability // session operations (sessions.go)
+	byName      map[string]*Capability
+	keyTouched  sync.Map // key id → time of the last recorded use
+	sessTouched sync.Map // session id → time of the last recorded use
+	inFlight    sync.Map // idempotent requests running in this process (Execute)
+	logins      loginGuard
+	cursorKey   []byte // this installation's cursor signing key (cursor.go)
+	formKey     []byte // seals the dashboard's form state (cursor.go, ui/prg.go)
 }
 
 // New builds the service and its catalogue.
 func New(st *store.Store, cfg Config, log *slog.Logger) *Service {
 	if cfg.SessionTTL == 0 {
 		cfg.SessionTTL = 30 * 24 * time.Hour
+	}
+	if cfg.SessionIdle == 0 {
+		cfg.SessionIdle = DefaultSessionIdle
 	}
 	if cfg.IdempotencyWindow == 0 {
 		cfg.IdempotencyWindow = 24 * time.Hour

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"earshot/store"
 )
@@ -159,7 +160,7 @@ var ErrNoSession = errors.New("no session")
 // back to their first project. Membership is checked again by
 // SessionPrincipal, as for REST.
 func (s *Service) ResumeSession(ctx context.Context, token, want string) (*DashboardSession, error) {
-	sess, err := s.Store.SessionByToken(ctx, token)
+	sess, err := s.liveSession(ctx, token)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNoSession
 	}
@@ -277,7 +278,7 @@ func (s *Service) Setup(ctx context.Context, in SetupIn) (*SetupOut, error) {
 		return nil, err
 	}
 	out := &SetupOut{Session: res}
-	sess, err := s.Store.SessionByToken(ctx, res.Token)
+	sess, err := s.Store.SessionByToken(ctx, res.Token, time.Time{})
 	if err != nil {
 		return nil, err
 	}

@@ -84,30 +84,35 @@ func (s *Store) UserByIDWriter(ctx context.Context, id string) (*User, error) {
 
 // Session is a logged-in user's bearer credential (token stored hashed).
 type Session struct {
-	ID        string
-	UserID    string
-	ExpiresAt time.Time
+	ID         string
+	UserID     string
+	ExpiresAt  time.Time
+	LastSeenAt time.Time // when the session was last used (recorded at most once a minute)
 }
 
 // CreateSession stores the hash of token.
 func (s *Store) CreateSession(ctx context.Context, userID, token string, ttl time.Duration) (*Session, error) {
 	h := sha256.Sum256([]byte(token))
-	sess := &Session{ID: uuid.NewString(), UserID: userID, ExpiresAt: time.Now().Add(ttl).UTC()}
-	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO sessions(id,token_hash,user_id,created_at,expires_at) VALUES (?,?,?,?,?)`,
-		sess.ID, h[:], userID, now(), FormatTime(sess.ExpiresAt))
+	t := time.Now().UTC()
+	sess := &Session{ID: uuid.NewString(), UserID: userID, ExpiresAt: t.Add(ttl), LastSeenAt: t}
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO sessions(id,token_hash,user_id,created_at,expires_at,last_seen_at) VALUES (?,?,?,?,?,?)`,
+		sess.ID, h[:], userID, FormatTime(t), FormatTime(sess.ExpiresAt), FormatTime(t))
 	if err != nil {
 		return nil, err
 	}
 	return sess, nil
 }
 
-// SessionByToken returns the live session for token, or ErrNotFound.
-func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, error) {
+// SessionByToken returns the live session for token, or ErrNotFound: one
+// past its expiry, or unused since idleSince (zero: no idle limit), is
+// not live.
+func (s *Store) SessionByToken(ctx context.Context, token string, idleSince time.Time) (*Session, error) {
 	h := sha256.Sum256([]byte(token))
 	var sess Session
-	var exp string
-	err := s.rd(ctx).QueryRowContext(ctx, `SELECT id, user_id, expires_at FROM sessions WHERE token_hash = ? AND expires_at > ?`, h[:], now()).
-		Scan(&sess.ID, &sess.UserID, &exp)
+	var exp, seen string
+	err := s.rd(ctx).QueryRowContext(ctx, `SELECT id, user_id, expires_at, COALESCE(last_seen_at, created_at) FROM sessions
+		WHERE token_hash = ? AND expires_at > ? AND COALESCE(last_seen_at, created_at) > ?`, h[:], now(), FormatTime(idleSince)).
+		Scan(&sess.ID, &sess.UserID, &exp, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -115,7 +120,23 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, err
 		return nil, err
 	}
 	sess.ExpiresAt, _ = ParseTime(exp)
+	sess.LastSeenAt, _ = ParseTime(seen)
 	return &sess, nil
+}
+
+// TouchSession records that a session was used at t (the idle timeout
+// counts from it).
+func (s *Store) TouchSession(ctx context.Context, id string, t time.Time) error {
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)`,
+		FormatTime(t), id, FormatTime(t))
+	return err
+}
+
+// SetSessionLastSeen back-dates (or moves) a session's last use; tests
+// use it to make a session idle without waiting.
+func (s *Store) SetSessionLastSeen(ctx context.Context, id string, t time.Time) error {
+	_, err := s.wr(ctx).ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id = ?`, FormatTime(t), id)
+	return err
 }
 
 // DeleteSession logs a session out.
@@ -126,16 +147,20 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 
 // APIKey is a project-scoped credential; only the SHA-256 of the secret is kept.
 type APIKey struct {
-	ID         string
-	ProjectID  string
-	Name       string
-	Prefix     string
-	Last4      string
-	Scopes     []string
-	CreatedBy  string
-	CreatedAt  string
-	LastUsedAt *string
-	RevokedAt  *string
+	ID        string
+	ProjectID string
+	Name      string
+	Prefix    string
+	Last4     string
+	Scopes    []string
+	CreatedBy string
+	// MintedBySession: made by a session (create_api_key), so a password
+	// change or reset of CreatedBy revokes it; false for keys made on the
+	// box (earshot key create, the demo).
+	MintedBySession bool
+	CreatedAt       string
+	LastUsedAt      *string
+	RevokedAt       *string
 }
 
 // CreateAPIKey stores a key by hash.
@@ -146,23 +171,29 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey, hash []byte) error 
 	if k.CreatedBy != "" {
 		createdBy = k.CreatedBy
 	}
-	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO api_keys(id,project_id,name,prefix,last4,hash,scopes,created_by,created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
-		k.ID, k.ProjectID, k.Name, k.Prefix, k.Last4, hash, joinScopes(k.Scopes), createdBy, k.CreatedAt)
+	minted := 0
+	if k.MintedBySession {
+		minted = 1
+	}
+	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO api_keys(id,project_id,name,prefix,last4,hash,scopes,created_by,created_at,minted_by_session) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		k.ID, k.ProjectID, k.Name, k.Prefix, k.Last4, hash, joinScopes(k.Scopes), createdBy, k.CreatedAt, minted)
 	return err
 }
 
-const keyCols = `id, project_id, name, prefix, last4, scopes, COALESCE(created_by,''), created_at, last_used_at, revoked_at`
+const keyCols = `id, project_id, name, prefix, last4, scopes, COALESCE(created_by,''), minted_by_session, created_at, last_used_at, revoked_at`
 
 func scanKey(row interface{ Scan(...any) error }) (*APIKey, error) {
 	var k APIKey
 	var scopes string
-	if err := row.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Last4, &scopes, &k.CreatedBy, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
+	var minted int64
+	if err := row.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Prefix, &k.Last4, &scopes, &k.CreatedBy, &minted, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
 		return nil, err
 	}
 	k.Scopes = splitScopes(scopes)
+	k.MintedBySession = minted != 0
 	return &k, nil
 }
 
@@ -227,25 +258,53 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string) error {
 	return err
 }
 
-// SetPasswordHash replaces a user's password hash.
-func (s *Store) SetPasswordHash(ctx context.Context, userID, hash string) error {
-	res, err := s.wr(ctx).ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
-}
-
-// DeleteUserSessions logs a user out everywhere but keepSessionID ("" ends
-// every session) and returns how many sessions ended.
-func (s *Store) DeleteUserSessions(ctx context.Context, userID, keepSessionID string) (int, error) {
-	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+// ResetCredentials replaces a user's password hash and, in the same
+// transaction, logs the user out everywhere but keepSessionID ("" ends
+// every session) and revokes the unrevoked keys the user's sessions
+// minted: whoever held a session before the change loses what it made. It
+// returns how many sessions ended and the keys revoked.
+func (s *Store) ResetCredentials(ctx context.Context, userID, hash, keepSessionID string) (int, []*APIKey, error) {
+	var ended int
+	var revoked []*APIKey
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		res, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		ended = int(n)
+		rows, err := tx.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE created_by = ? AND minted_by_session = 1 AND revoked_at IS NULL ORDER BY created_at, id`, userID)
+		if err != nil {
+			return err
+		}
+		revoked = []*APIKey{}
+		for rows.Next() {
+			k, err := scanKey(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			revoked = append(revoked, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		t := now()
+		for _, k := range revoked {
+			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ?`, t, k.ID); err != nil {
+				return err
+			}
+			k.RevokedAt = &t
+		}
+		return nil
+	})
+	return ended, revoked, err
 }

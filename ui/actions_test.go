@@ -169,7 +169,7 @@ func TestSecretsShownOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the chosen password does not log in: %v", err)
 	}
-	sess, _ := e.st.SessionByToken(context.Background(), login.Token)
+	sess, _ := e.st.SessionByToken(context.Background(), login.Token, time.Time{})
 	ed := &capability.Principal{Kind: capability.KindSession, UserID: sess.UserID, SessionID: sess.ID}
 	acc, _ := e.svc.Capability("accept_invitation")
 	if o := e.svc.Execute(context.Background(), acc, ed, &capability.AcceptInvitationIn{Token: token}, ""); o.Err != nil {

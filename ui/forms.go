@@ -275,6 +275,14 @@ func (u *UI) action(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		back = "/"
 	case "create_monitor":
 		back = "/monitors"
+	case "change_password":
+		// Its answer says what ended: the other sessions and the API keys
+		// sessions had made (revoked with the change).
+		if out, ok := o.Data.(*capability.ChangePasswordOut); ok {
+			u.setCookie(w, r, flashCookie, url.QueryEscape(out.Message), 60)
+			u.redirect(w, r, back)
+			return
+		}
 	default:
 		if showsSecret(c) {
 			u.putStash(w, r, s, back, &actionState{cap: name, result: o.Data})

@@ -22,6 +22,7 @@ type inviteData struct {
 	Title, CSRF, Token, Error, Param string
 	Invite                           *capability.InvitationPreview
 	LoggedInAs                       string
+	WrongAccount                     bool // logged in as another email than the invited one: it cannot accept
 	SignedUp                         bool // the choose-a-password step is done: log in next
 	Public                           bool
 }
@@ -74,6 +75,7 @@ func (u *UI) renderInvite(w http.ResponseWriter, r *http.Request, status int, d 
 	d.Invite = inv
 	if s, err := u.loadSession(r); err == nil && s != nil {
 		d.LoggedInAs = s.user.Email
+		d.WrongAccount = !strings.EqualFold(s.user.Email, inv.Email)
 		d.CSRF = csrfToken(s.token)
 	} else {
 		d.CSRF = u.preCSRF(w, r)

@@ -72,12 +72,18 @@ func TestChangePasswordForm(t *testing.T) {
 	if strings.Contains(body, "correct-horse-42") || strings.Contains(body, "better-pass") {
 		t.Error("a password echoed back into the page")
 	}
+	// A key this session made is revoked by the change, and the flash says so
+	// (issue 25, L2).
+	c.post("/a/create_api_key", url.Values{"name": {"ci"}, "_back": {"/keys"}}, true)
+	if ks, err := e.st.ListAPIKeys(context.Background(), e.proj.ID); err != nil || len(ks) != 1 {
+		t.Fatalf("create_api_key: %d keys, %v", len(ks), err)
+	}
 	st, _, h := c.post("/a/change_password", url.Values{"current_password": {"correct-horse-42"}, "new_password": {"better-pass-1"}, "new_password_confirm": {"better-pass-1"}, "_back": {"/account"}}, true)
 	if st != http.StatusSeeOther || h.Get("Location") != "/account" {
 		t.Fatalf("change password: %d %q", st, h.Get("Location"))
 	}
 	_, body, _ = c.get("/account")
-	must(t, body, "Password changed.")
+	must(t, body, "Password changed.", "1 API key made from a session was revoked")
 	if _, err := e.svc.Login(context.Background(), "owner@example.com", "better-pass-1", ""); err != nil {
 		t.Errorf("the new password does not log in: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"earshot/capability"
 	"earshot/store"
@@ -67,6 +68,14 @@ func TestFirstRunSetup(t *testing.T) {
 		t.Fatalf("bad email: %d", st)
 	}
 	must(t, body, `class="field-error"`, "email must be an email address")
+	// The password rules apply at setup too (issue 25): padding a common
+	// password with spaces does not make it 12 characters.
+	weak := form(token)
+	weak.Set("password", "password    ")
+	if st, body, _ = c.post("/setup", weak, true); st != 400 {
+		t.Fatalf("padded password at setup: %d", st)
+	}
+	must(t, body, `class="field-error"`, "password must be at least 12 characters")
 	// Without the CSRF token: refused.
 	st, _, _ = c.post("/setup", form(token), false)
 	if st != http.StatusForbidden {
@@ -171,7 +180,7 @@ func TestLoginCookieAndLogout(t *testing.T) {
 	if st, _, _ := c.get("/"); st != http.StatusSeeOther {
 		t.Fatalf("after logout: %d", st)
 	}
-	if _, err := e.st.SessionByToken(context.Background(), sc.Value); err == nil {
+	if _, err := e.st.SessionByToken(context.Background(), sc.Value, time.Time{}); err == nil {
 		t.Fatal("session still valid after logout")
 	}
 }

@@ -24,7 +24,7 @@ echo "building earshot and the seeder in $WORK"
 (cd "$ROOT" && go build -o "$WORK/earshot" . && go build -o "$WORK/seed" ./e2e/browser/seed)
 E="$WORK/earshot"
 
-"$E" user create --data "$DATA" --email owner@example.com --password correct-horse-42 --name "Olive Owner" >/dev/null
+printf "%s\n" correct-horse-42 | "$E" user create --data "$DATA" --email owner@example.com --name "Olive Owner" >/dev/null
 PROJECT_JSON=$("$E" project create --data "$DATA" --owner owner@example.com --name Acme --website https://acme.example)
 PROJECT_ID=$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$PROJECT_JSON")
 API_KEY=$("$E" key create --data "$DATA" --project "$PROJECT_ID" | tail -n 1)

@@ -34,7 +34,7 @@ BIN="$WORK/earshot"
 DATA="$WORK/data"
 
 step "user, project and key through the CLI"
-"$BIN" user create --data "$DATA" --email e2e@example.com --password e2e-password-1 >/dev/null
+printf "%s\n" e2e-password-1 | "$BIN" user create --data "$DATA" --email e2e@example.com >/dev/null
 PROJECT_JSON="$("$BIN" project create --data "$DATA" --owner e2e@example.com --name "E2E Brand")"
 PROJECT_ID="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).id)' "$PROJECT_JSON")"
 KEY="$("$BIN" key create --data "$DATA" --project "$PROJECT_ID" | tail -n 1)"

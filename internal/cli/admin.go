@@ -11,25 +11,28 @@ import (
 	"earshot/capability"
 )
 
-func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+func cmdUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := newFlags("user create", stderr, getenv, &cfg)
 	email := fs.String("email", "", "email address (required)")
-	password := fs.String("password", "", "password, at least 8 characters")
-	fs.envVar("password", "EARSHOT_PASSWORD")
+	password := passwordFlag(fs)
 	name := fs.String("name", "", "display name")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *email == "" || *password == "" {
-		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")
+	if *email == "" {
+		return usagef("--email is required")
+	}
+	pw, err := readPassword(fs, *password, stdin, stderr)
+	if err != nil {
+		return err
 	}
 	svc, closeFn, err := createOrOpenService(ctx, &cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	u, err := svc.CreateUser(ctx, *email, *password, *name)
+	u, err := svc.CreateUser(ctx, *email, pw, *name)
 	if err != nil {
 		return err
 	}
@@ -38,25 +41,29 @@ func cmdUserCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 }
 
 // cmdUserSetPassword is the admin's password reset on the box: it needs the
-// data dir, not the old password, and logs the user out everywhere.
-func cmdUserSetPassword(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+// data dir, not the old password, logs the user out everywhere and revokes
+// the API keys their sessions made (it lists them).
+func cmdUserSetPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	var cfg Config
 	fs := newFlags("user set-password", stderr, getenv, &cfg)
 	email := fs.String("email", "", "the user's email (required)")
-	password := fs.String("password", "", "the new password, at least 8 characters")
-	fs.envVar("password", "EARSHOT_PASSWORD")
+	password := passwordFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *email == "" || *password == "" {
-		return usagef("--email and --password (or EARSHOT_PASSWORD) are required")
+	if *email == "" {
+		return usagef("--email is required")
+	}
+	pw, err := readPassword(fs, *password, stdin, stderr)
+	if err != nil {
+		return err
 	}
 	svc, closeFn, err := openService(ctx, &cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	n, err := svc.SetPassword(ctx, *email, *password)
+	res, err := svc.SetPassword(ctx, *email, pw)
 	if err != nil {
 		var e *capability.Error
 		if errors.As(err, &e) && e.Code == "NOT_FOUND" {
@@ -64,7 +71,11 @@ func cmdUserSetPassword(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "password of %s changed; %d session(s) logged out\n", *email, n)
+	fmt.Fprintf(stdout, "password of %s changed; %d session(s) logged out; %d API key(s) made from their sessions revoked\n",
+		*email, res.SessionsRevoked, len(res.KeysRevoked))
+	for _, k := range res.KeysRevoked {
+		fmt.Fprintf(stdout, "  revoked key %s  %s…%s  %q  project %s\n", k.ID, k.Prefix, k.Last4, k.Name, k.ProjectID)
+	}
 	return nil
 }
 

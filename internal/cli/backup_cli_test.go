@@ -73,7 +73,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		{"serve", "--addr", "127.0.0.1:0"},
 		{"mcp", "--key", "esk_whatever"},
 		{"user", "create", "--email", "b@example.com", "--password", "correct-horse-42"},
-		{"user", "set-password", "--email", "a@example.com", "--password", "password456"},
+		{"user", "set-password", "--email", "a@example.com", "--password", "second-horse-42"},
 		{"project", "create", "--owner", "a@example.com", "--name", "N"},
 		{"key", "list", "--project", "p"},
 	} {
@@ -223,7 +223,7 @@ func TestBackupAndRestoreCLI(t *testing.T) {
 		t.Fatal(errs)
 	}
 	userExists := func(email string) bool {
-		code, _, errs := runCLI(t, env, "user", "set-password", "--email", email, "--password", "password789")
+		code, _, errs := runCLI(t, env, "user", "set-password", "--email", email, "--password", "third-horse-42")
 		if code != 0 && !strings.Contains(errs, "no user") {
 			t.Fatalf("set-password %s: %d %s", email, code, errs)
 		}

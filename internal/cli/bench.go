@@ -367,7 +367,7 @@ func rss() string {
 func benchGenerate(ctx context.Context, svc *capability.Service, main, other int, rep *benchReport) (*store.Monitor, *capability.IssuedKey, error) {
 	st := svc.Store
 	out := rep.line
-	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "benchmark-pw", "")
+	owner, err := svc.CreateUser(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "lantern-river-orbit-42", "") // passes the password rules ("bench" is a context word of the email)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -70,6 +70,9 @@ type Config struct {
 	// EARSHOT_WEBHOOK_TIMEOUT + 10 s (default 40 s). 0 = the default.
 	ScanLease      time.Duration
 	WebhookTimeout time.Duration
+	// SessionIdle: EARSHOT_SESSION_IDLE (config.go); 0 = the default
+	// (12 h), negative = no idle limit.
+	SessionIdle time.Duration
 	// CrashAt names where fault tests kill serve with SIGKILL
 	// (EARSHOT_TEST_CRASH_AFTER, honoured only with EARSHOT_TEST_HOOKS=1;
 	// see capability.Config.CrashAt and faults_idem_test.go).
@@ -89,8 +92,8 @@ var commands = []struct{ name, what, flags string }{
 		"[--addr HOST:PORT] [--base-url URL] [--docs-url URL]\n[--rate-limit N] [--rate-burst N] [--trusted-proxies CIDRs]"},
 	{"demo", "serve on a fresh data dir with a demo project and recorded\nposts: no credentials, no network", "[--addr HOST:PORT]"},
 	{"mcp", "MCP over stdio for one project, for local agents", "--key KEY (or EARSHOT_API_KEY)"},
-	{"user create", "Create a dashboard user; prints its id", "--email E --password P (or EARSHOT_PASSWORD) [--name N]"},
-	{"user set-password", "Reset a user's password (logs them out everywhere)", "--email E --password P (or EARSHOT_PASSWORD)"},
+	{"user create", "Create a dashboard user; prints its id (the password on stdin\nor in EARSHOT_PASSWORD)", "--email E [--name N]"},
+	{"user set-password", "Reset a user's password (on stdin or in EARSHOT_PASSWORD); logs\nthem out everywhere and revokes the API keys their sessions made", "--email E"},
 	{"project create", "Create a project; prints it as JSON", "--owner EMAIL --name N [--website URL]"},
 	{"project set-plan", "Change a project's plan", "--project ID --plan PLAN"},
 	{"key create", "Issue an API key; prints it once", "--project ID [--scopes a,b|all] [--name N]"},
@@ -236,9 +239,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "classify":
 		err = cmdClassify(ctx, rest, stdin, stdout, stderr, getenv)
 	case "user create":
-		err = cmdUserCreate(ctx, rest, stdout, stderr, getenv)
+		err = cmdUserCreate(ctx, rest, stdin, stdout, stderr, getenv)
 	case "user set-password":
-		err = cmdUserSetPassword(ctx, rest, stdout, stderr, getenv)
+		err = cmdUserSetPassword(ctx, rest, stdin, stdout, stderr, getenv)
 	case "project create":
 		err = cmdProjectCreate(ctx, rest, stdout, stderr, getenv)
 	case "project set-plan":
@@ -627,7 +630,7 @@ func openServiceMode(ctx context.Context, cfg *Config, stderr io.Writer, create 
 	svc := capability.New(st, capability.Config{
 		BaseURL: strings.TrimRight(cfg.BaseURL, "/"), DocsURL: strings.TrimRight(cfg.DocsURL, "/"),
 		PlanQuotas: quotas, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		CrashAt: crashHook(cfg.CrashAt),
+		CrashAt: crashHook(cfg.CrashAt), SessionIdle: cfg.SessionIdle,
 	}, newLogger(stderr, cfg.LogLevel, cfg.LogFormat))
 	logPreMigrationBackup(svc.Log, st)
 	return svc, func() { st.Close(); unlock() }, nil

@@ -50,6 +50,9 @@ func readServeEnv(cfg *Config, getenv func(string) string) error {
 	if cfg.WebhookTimeout, err = envDuration(getenv, "EARSHOT_WEBHOOK_TIMEOUT", time.Second); err != nil {
 		return err
 	}
+	if cfg.SessionIdle, err = sessionIdle(getenv); err != nil {
+		return err
+	}
 	// The user-URL guard of feeds and review pages is lifted by the same
 	// development switch as webhooks'.
 	cfg.Collectors = collectorConfig(getenv, cfg.AllowPrivateWebhooks)
@@ -238,4 +241,15 @@ func spikeConfig(getenv func(string) string) (spikeSettings, error) {
 		}
 	}
 	return s, nil
+}
+
+// sessionIdle reads EARSHOT_SESSION_IDLE: how long an unused dashboard or
+// API session lives (default capability.DefaultSessionIdle, 12 h; at least
+// a minute, since use is recorded once a minute; "off" for no idle limit,
+// leaving only the absolute 30 days).
+func sessionIdle(getenv func(string) string) (time.Duration, error) {
+	if strings.EqualFold(strings.TrimSpace(getenv("EARSHOT_SESSION_IDLE")), "off") {
+		return -1, nil
+	}
+	return envDuration(getenv, "EARSHOT_SESSION_IDLE", time.Minute)
 }

@@ -34,7 +34,7 @@ func TestAdminCLI(t *testing.T) {
 		t.Fatalf("user create: %d %q %q", code, out, errs)
 	}
 	// password from the environment; duplicate email refused
-	env2 := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_PASSWORD": "password456", "EARSHOT_DATABASE_URL": dbURL}
+	env2 := map[string]string{"EARSHOT_DATA": dir, "EARSHOT_PASSWORD": "second-horse-42", "EARSHOT_DATABASE_URL": dbURL}
 	if code, _, errs := runCLI(t, env2, "user", "create", "--email", "OWNER@example.com"); code == 0 || !strings.Contains(errs, "exists") {
 		t.Fatalf("duplicate user: %d %s", code, errs)
 	}
