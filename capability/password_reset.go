@@ -123,13 +123,18 @@ func (s *Service) resetPassword(ctx context.Context, _ *Principal, in *ResetPass
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Store.UsePasswordReset(ctx, in.Token, h); err != nil {
+	_, revoked, err := s.Store.UsePasswordReset(ctx, in.Token, h)
+	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, Invalid("token", "this reset link is unknown, used or expired; ask for a new one")
 		}
 		return nil, err
 	}
-	return &ResetPasswordOut{Changed: true, Message: "Password changed. Every session of the account was logged out; log in with the new password."}, nil
+	msg := "Password changed. Every session of the account was logged out; log in with the new password."
+	if n := len(revoked); n > 0 {
+		msg += fmt.Sprintf(" %d API key(s) made from its sessions were revoked.", n)
+	}
+	return &ResetPasswordOut{Changed: true, Message: msg}, nil
 }
 
 // CheckResetToken reports whether a reset token still works (the reset

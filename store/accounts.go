@@ -267,44 +267,51 @@ func (s *Store) ResetCredentials(ctx context.Context, userID, hash, keepSessionI
 	var ended int
 	var revoked []*APIKey
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		res, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		ended = int(n)
-		rows, err := tx.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE created_by = ? AND minted_by_session = 1 AND revoked_at IS NULL ORDER BY created_at, id`, userID)
-		if err != nil {
-			return err
-		}
-		revoked = []*APIKey{}
-		for rows.Next() {
-			k, err := scanKey(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			revoked = append(revoked, k)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		t := now()
-		for _, k := range revoked {
-			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ?`, t, k.ID); err != nil {
-				return err
-			}
-			k.RevokedAt = &t
-		}
-		return nil
+		var err error
+		ended, revoked, err = resetCredentialsTx(ctx, tx, userID, hash, keepSessionID)
+		return err
 	})
 	return ended, revoked, err
+}
+
+// resetCredentialsTx is ResetCredentials inside tx (a password reset by
+// email runs it with the token's use).
+func resetCredentialsTx(ctx context.Context, tx *sql.Tx, userID, hash, keepSessionID string) (int, []*APIKey, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, hash, userID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return 0, nil, ErrNotFound
+	}
+	res, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keepSessionID)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, _ := res.RowsAffected()
+	rows, err := tx.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE created_by = ? AND minted_by_session = 1 AND revoked_at IS NULL ORDER BY created_at, id`, userID)
+	if err != nil {
+		return 0, nil, err
+	}
+	revoked := []*APIKey{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			rows.Close()
+			return 0, nil, err
+		}
+		revoked = append(revoked, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	t := now()
+	for _, k := range revoked {
+		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ?`, t, k.ID); err != nil {
+			return 0, nil, err
+		}
+		k.RevokedAt = &t
+	}
+	return int(n), revoked, nil
 }

@@ -354,10 +354,12 @@ func (s *Store) PasswordResetUser(ctx context.Context, token string) (string, er
 
 // UsePasswordReset spends a token and sets the user's password hash in one
 // transaction, ending every session of the user and every other token of
-// theirs: ErrNotFound when the token is unknown, used or expired.
-func (s *Store) UsePasswordReset(ctx context.Context, token, passwordHash string) (string, error) {
+// theirs and revoking the keys their sessions minted (returned):
+// ErrNotFound when the token is unknown, used or expired.
+func (s *Store) UsePasswordReset(ctx context.Context, token, passwordHash string) (string, []*APIKey, error) {
 	h := sha256.Sum256([]byte(token))
 	var userID string
+	var revoked []*APIKey
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT user_id FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?`,
 			h[:], now()).Scan(&userID)
@@ -367,20 +369,13 @@ func (s *Store) UsePasswordReset(ctx context.Context, token, passwordHash string
 		if err != nil {
 			return err
 		}
-		t := now()
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL`, []any{t, userID}},
-			{`UPDATE users SET password_hash = ? WHERE id = ?`, []any{passwordHash, userID}},
-			{`DELETE FROM sessions WHERE user_id = ?`, []any{userID}},
-		} {
-			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-				return err
-			}
+		if _, err := tx.ExecContext(ctx, `UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL`, now(), userID); err != nil {
+			return err
 		}
-		return nil
+		// As a password change: every session ends and the keys sessions
+		// minted are revoked (README, Security: accounts).
+		_, revoked, err = resetCredentialsTx(ctx, tx, userID, passwordHash, "")
+		return err
 	})
-	return userID, err
+	return userID, revoked, err
 }

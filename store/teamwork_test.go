@@ -231,23 +231,40 @@ func TestPasswordReset(t *testing.T) {
 	if got, err := st.PasswordResetUser(ctx, tok); err != nil || got != u.ID {
 		t.Fatalf("check: %q %v", got, err)
 	}
-	if got, err := st.UsePasswordReset(ctx, tok, "new-hash"); err != nil || got != u.ID {
+	proj, err := st.CreateProject(ctx, u.ID, "Reset", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minted := &store.APIKey{ProjectID: proj.ID, Name: "from a session", Prefix: "esk_abcd", Last4: "wxyz", Scopes: []string{"mentions:read"}, CreatedBy: u.ID, MintedBySession: true}
+	if err := st.CreateAPIKey(ctx, minted, []byte("reset-test-hash")); err != nil {
+		t.Fatal(err)
+	}
+	got, revoked, err := st.UsePasswordReset(ctx, tok, "new-hash")
+	if err != nil || got != u.ID {
 		t.Fatalf("use: %q %v", got, err)
 	}
-	if _, err := st.UsePasswordReset(ctx, tok, "again"); !errors.Is(err, store.ErrNotFound) {
+	// A reset by email revokes what the user's sessions minted, as a
+	// password change does (issue 25 L2).
+	if len(revoked) != 1 || revoked[0].ID != minted.ID {
+		t.Fatalf("revoked by the reset: %v", revoked)
+	}
+	if _, err := st.APIKeyByHash(ctx, []byte("reset-test-hash")); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the session's key still authenticates after a reset: %v", err)
+	}
+	if _, _, err := st.UsePasswordReset(ctx, tok, "again"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("second use: %v", err)
 	}
 	if u2, _ := st.UserByID(ctx, u.ID); u2.PasswordHash != "new-hash" {
 		t.Fatalf("hash %q", u2.PasswordHash)
 	}
-	if n, err := st.DeleteUserSessions(ctx, u.ID, ""); err != nil || n != 0 {
+	if n, _, err := st.ResetCredentials(ctx, u.ID, "new-hash", ""); err != nil || n != 0 {
 		t.Fatalf("%d sessions left after a reset (%v)", n, err)
 	}
 	expired, err := st.CreatePasswordReset(ctx, u.ID, -time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.UsePasswordReset(ctx, expired, "x"); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := st.UsePasswordReset(ctx, expired, "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("expired token: %v", err)
 	}
 }
