@@ -1,6 +1,6 @@
 package capability
 
-// Rate-limit cost (README, "Security, third round", M3): every binding —
+// Rate-limit cost (README, "Security: the web face", M3): every binding —
 // REST, /mcp and the dashboard — takes tokens for a call from the one
 // bucket of the credential that makes it (the API key, or the session: a
 // dashboard cookie and the same session's bearer token share it). Most operations take one token. Those that scan many
