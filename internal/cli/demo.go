@@ -10,6 +10,7 @@ import (
 	"earshot/capability"
 	"earshot/internal/replay"
 	"earshot/store"
+	"earshot/vocab"
 )
 
 // `earshot demo`: serve on a fresh data dir seeded with an owner, the Acme
@@ -107,7 +108,7 @@ func prepareDemo(ctx context.Context, svc *capability.Service, replayURL string)
 
 // printDemo writes the demo's welcome: where to look and how to log in.
 func printDemo(w io.Writer, info *DemoInfo) {
-	fmt.Fprintf(w, "earshot demo is running: recorded posts from all ten sources are being collected now.\n\n")
+	fmt.Fprintf(w, "earshot demo is running: recorded posts from all %d sources are being collected now.\n\n", len(vocab.Sources))
 	fmt.Fprintf(w, "  Dashboard  %s\n", info.DashboardURL)
 	fmt.Fprintf(w, "  Login      %s\n", info.Email)
 	fmt.Fprintf(w, "  Password   %s\n", info.Password)
