@@ -97,13 +97,21 @@ func TestGitHubErrors(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// Stack Exchange: /search/advanced on every configured site, fromdate =
-// Since, the key when set; HTML titles and bodies become plain text.
+// Stack Exchange: /search/advanced (questions) and /search/excerpts
+// (answers) on every configured site, fromdate = Since, the key when set;
+// HTML titles and bodies become plain text; each answer is its own post.
 func TestStackOverflowSearch(t *testing.T) {
 	var log requestLog
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
-		w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+		switch r.URL.Path {
+		case "/search/advanced":
+			w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+		case "/search/excerpts":
+			w.Write(readFixture(t, "stackoverflow/search_excerpts.json"))
+		default:
+			http.NotFound(w, r)
+		}
 	}))
 	defer srv.Close()
 	s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Key: "k((", Sites: "stackoverflow, serverfault", Client: srv.Client(), Now: fixedNow(devNow)})
@@ -112,23 +120,61 @@ func TestStackOverflowSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := log.all()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want one per site", len(reqs))
+	var paths []string
+	for _, r := range reqs {
+		paths = append(paths, r.URL.Path+"?site="+r.URL.Query().Get("site"))
 	}
-	q := reqs[0].URL.Query()
-	if reqs[0].URL.Path != "/search/advanced" || q.Get("site") != "stackoverflow" || reqs[1].URL.Query().Get("site") != "serverfault" ||
-		q.Get("q") != "acme" || q.Get("fromdate") != itoa(devNow.Add(-24*time.Hour).Unix()) || q.Get("sort") != "creation" ||
-		q.Get("filter") != "withbody" || q.Get("key") != "k((" {
-		t.Errorf("request %s", reqs[0].URL)
+	if !slices.Equal(paths, []string{"/search/advanced?site=stackoverflow", "/search/excerpts?site=stackoverflow", "/search/advanced?site=serverfault", "/search/excerpts?site=serverfault"}) {
+		t.Fatalf("requests %q, want questions and answers per site", paths)
 	}
-	if len(b.Posts) != 4 { // the same two questions on two sites (a real answer differs per site)
+	for _, r := range reqs {
+		q := r.URL.Query()
+		if q.Get("q") != "acme" || q.Get("fromdate") != itoa(devNow.Add(-24*time.Hour).Unix()) || q.Get("sort") != "creation" ||
+			q.Get("filter") != "withbody" || q.Get("key") != "k((" {
+			t.Errorf("request %s", r.URL)
+		}
+	}
+	// Per site: two questions, one answer (the excerpts' question is the
+	// advanced search's, the old answer is before Since, one has no id).
+	if len(b.Posts) != 6 {
 		t.Fatalf("%d posts", len(b.Posts))
+	}
+	if got := b.Skipped.Total(); got != 2 {
+		t.Errorf("skipped %d, want the answer without id on each site", got)
 	}
 	p := b.Posts[0]
 	if p.ExternalID != "stackoverflow:q78412001" || p.URL != "https://stackoverflow.com/questions/78412001/slug" || p.AuthorHandle != "Ana Böhm" ||
 		!strings.HasPrefix(p.Text, `Acme SDK throws "invalid token" after upgrading to 4.2`) || strings.Contains(p.Text, "<code>") ||
 		p.Kind != "question" || p.Engagement["answers"] != 1 || !p.PublishedAt.Equal(time.Unix(1714572000, 0).UTC()) {
 		t.Errorf("question %+v", p)
+	}
+	a := b.Posts[2]
+	if a.ExternalID != "stackoverflow:a78412077" || a.URL != "https://stackoverflow.com/a/78412077" || a.Kind != "answer" ||
+		a.Text != "Acme SDK throws \"invalid token\" after upgrading to 4.2\n\nTokens changed format in 4.2. Create a new token under Settings > API and pass it to acme.NewClient; old tokens only work in the web app." ||
+		!a.PublishedAt.Equal(time.Unix(1714575000, 0).UTC()) || a.Engagement["score"] != 3 || a.Engagement["accepted"] != 1 {
+		t.Errorf("answer %+v", a)
+	}
+	if b.Posts[5].URL != "https://serverfault.com/a/78412077" || b.Posts[5].ExternalID != "serverfault:a78412077" {
+		t.Errorf("serverfault answer %+v", b.Posts[5])
+	}
+}
+
+// An answer's URL is on its site's host: the few with a domain of their
+// own, the rest under stackexchange.com, a domain given as the site kept.
+func TestStackExchangeSiteHost(t *testing.T) {
+	for site, want := range map[string]string{
+		"stackoverflow":          "stackoverflow.com",
+		"serverfault":            "serverfault.com",
+		"superuser":              "superuser.com",
+		"askubuntu":              "askubuntu.com",
+		"mathoverflow":           "mathoverflow.net",
+		"unix":                   "unix.stackexchange.com",
+		"dba":                    "dba.stackexchange.com",
+		"meta.stackoverflow.com": "meta.stackoverflow.com",
+	} {
+		if got := StackExchangeSiteHost(site); got != want {
+			t.Errorf("%s: %s, want %s", site, got, want)
+		}
 	}
 }
 

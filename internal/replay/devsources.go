@@ -87,15 +87,18 @@ func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type demoStackOverflow struct{ d *demoShift }
 
+// ServeHTTP answers /search/advanced (questions) and /search/excerpts
+// (questions and answers) from their recordings.
 func (h demoStackOverflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/2.3/search/advanced" {
+	file := map[string]string{"/2.3/search/advanced": "search_advanced.json", "/2.3/search/excerpts": "search_excerpts.json"}[r.URL.Path]
+	if file == "" {
 		http.NotFound(w, r)
 		return
 	}
 	var all struct {
 		Items []map[string]any `json:"items"`
 	}
-	if err := demoJSON(h.d, "search_advanced.json", &all); err != nil {
+	if err := demoJSON(h.d, file, &all); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
