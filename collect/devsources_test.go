@@ -2,12 +2,14 @@ package collect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +29,10 @@ func TestGitHubSearchIssues(t *testing.T) {
 		w.Header().Set("X-Ratelimit-Limit", "30")
 		w.Header().Set("X-Ratelimit-Remaining", "29")
 		w.Header().Set("X-Ratelimit-Resource", "search")
+		if r.URL.Path == "/graphql" {
+			w.Write(readFixture(t, "github/graphql_empty.json"))
+			return
+		}
 		w.Write(readFixture(t, "github/search_issues.json"))
 	}))
 	defer srv.Close()
@@ -36,7 +42,12 @@ func TestGitHubSearchIssues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := log.all()
+	var reqs []*http.Request
+	for _, r := range log.all() {
+		if r.Method == http.MethodGet {
+			reqs = append(reqs, r)
+		}
+	}
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want one per keyword and one per account", len(reqs))
 	}
@@ -92,6 +103,151 @@ func TestGitHubErrors(t *testing.T) {
 	// foreign content that would reach the source's status (issue 25 M1).
 	if _, ok := IsRateLimited(err); ok || err == nil || !strings.Contains(err.Error(), "422") || strings.Contains(err.Error(), "Validation Failed") {
 		t.Errorf("422: %v", err)
+	}
+}
+
+// GitHub discussions: with a token, a GraphQL search(type: DISCUSSION)
+// per query at {base}/graphql (same qualifiers as the issue search); each
+// discussion is a post of kind discussion. Without a token no GraphQL call
+// is made and the source status says discussions are skipped.
+func TestGitHubDiscussions(t *testing.T) {
+	for _, c := range []struct {
+		name, token     string
+		graphqlRequests int
+		discussions     int
+		note            string
+	}{
+		{"token", "ghp_test", 1, 1, ""},
+		{"no token", "", 0, 0, GitHubNoDiscussions},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log requestLog
+			var mu sync.Mutex // the handler runs on the server's goroutines
+			var bodies []map[string]any
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				log.add(r)
+				switch {
+				case r.Method == http.MethodPost && r.URL.Path == "/graphql":
+					var body map[string]any
+					if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+						t.Error(err)
+					}
+					mu.Lock()
+					bodies = append(bodies, body)
+					mu.Unlock()
+					w.Write(readFixture(t, "github/graphql_discussions.json"))
+				case r.URL.Path == "/search/issues":
+					w.Write(readFixture(t, "github/empty.json"))
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Token: c.token, Client: srv.Client(), Now: fixedNow(devNow)})
+			if got := g.StatusNote(); got != c.note {
+				t.Errorf("status note %q, want %q", got, c.note)
+			}
+			b, err := g.Fetch(context.Background(), Query{Keywords: []string{"Acme"}, Since: devNow.Add(-24 * time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bodies) != c.graphqlRequests {
+				t.Fatalf("%d GraphQL requests, want %d", len(bodies), c.graphqlRequests)
+			}
+			var kinds []string
+			for _, p := range b.Posts {
+				kinds = append(kinds, p.Kind)
+			}
+			if len(b.Posts) != c.discussions {
+				t.Fatalf("posts of kinds %q, want %d discussions", kinds, c.discussions)
+			}
+			if c.discussions == 0 {
+				return
+			}
+			req := log.all()[1]
+			vars, _ := bodies[0]["variables"].(map[string]any)
+			query, _ := bodies[0]["query"].(string)
+			if req.Header.Get("Authorization") != "Bearer ghp_test" || req.Header.Get("Content-Type") != "application/json" ||
+				!strings.Contains(query, "search(type: DISCUSSION") || vars["q"] != "Acme in:title,body,comments created:>=2024-04-30T16:00:00Z" {
+				t.Errorf("GraphQL request %v %v", req.Header, bodies[0])
+			}
+			p := b.Posts[0]
+			if p.ExternalID != "D_kwDOJx7h3M4AWz1P" || p.URL != "https://github.com/acme-inc/acme-cli/discussions/77" || p.Kind != "discussion" ||
+				p.AuthorHandle != "ci-wrangler" || !strings.HasPrefix(p.Text, "How do you run Acme sync in CI?\n\nWe call `acme sync`") ||
+				!p.PublishedAt.Equal(time.Date(2024, 5, 1, 11, 20, 45, 0, time.UTC)) || !slices.Equal(p.Tags, []string{"Q&A"}) ||
+				p.Engagement["upvotes"] != 6 || p.Engagement["comments"] != 2 {
+				t.Errorf("discussion %+v", p)
+			}
+			// The old discussion is before Since; the empty node is counted.
+			if b.Skipped.Total() != 1 {
+				t.Errorf("skipped %v", b.Skipped)
+			}
+		})
+	}
+}
+
+// The discussions search is a unit of its own: when GraphQL refuses, the
+// issues found are kept (a PartialError); its budget, spent (a 200 with a
+// RATE_LIMITED error, or a 403 with x-ratelimit-remaining 0), waits for
+// x-ratelimit-reset; any other GraphQL error names its type, never the
+// platform's message.
+func TestGitHubDiscussionErrors(t *testing.T) {
+	reset := devNow.Add(10 * time.Minute).Unix()
+	for _, c := range []struct {
+		name, fixture string
+		status        int
+		header        map[string]string
+		rateLimited   bool
+		errHas        string
+	}{
+		{"RATE_LIMITED", "github/graphql_rate_limited.json", http.StatusOK, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": itoa(reset)}, true, ""},
+		{"403 remaining 0", "github/rate_limited_403.json", http.StatusForbidden, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": itoa(reset)}, true, ""},
+		{"INSUFFICIENT_SCOPES", "github/graphql_insufficient_scopes.json", http.StatusOK, nil, false, "insufficient_scopes"},
+		{"401", "github/validation_422.json", http.StatusUnauthorized, nil, false, "401"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/search/issues" {
+					w.Write(readFixture(t, "github/search_issues.json"))
+					return
+				}
+				for k, v := range c.header {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(c.status)
+				w.Write(readFixture(t, c.fixture))
+			}))
+			defer srv.Close()
+			g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Token: "ghp_test", Client: srv.Client(), Now: fixedNow(devNow)})
+			b, err := g.Fetch(context.Background(), Query{Keywords: []string{"Acme"}, Since: devNow.Add(-24 * time.Hour)})
+			var pe *PartialError
+			if !errors.As(err, &pe) || len(b.Posts) != 3 {
+				t.Fatalf("err %v with %d posts, want a partial error keeping the 3 issues", err, len(b.Posts))
+			}
+			rl, ok := IsRateLimited(err)
+			if ok != c.rateLimited || (ok && rl.Until.Unix() != reset) {
+				t.Errorf("rate limited %v (%v), want %v until %d", ok, err, c.rateLimited, reset)
+			}
+			if !strings.Contains(err.Error(), c.errHas) || strings.Contains(err.Error(), "scopes to execute") || strings.Contains(err.Error(), "user ID") {
+				t.Errorf("error %q: want it to name %q and quote nothing", err, c.errHas)
+			}
+		})
+	}
+}
+
+// The GraphQL endpoint follows the REST base, GitHub Enterprise included.
+func TestGitHubGraphQLURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://api.github.com":         "https://api.github.com/graphql",
+		"https://api.github.com/":        "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3": "https://ghe.example.com/api/graphql",
+		"http://127.0.0.1:8080/github":   "http://127.0.0.1:8080/github/graphql",
+	} {
+		if got := GitHubGraphQLURL(base); got != want {
+			t.Errorf("%s: %s, want %s", base, got, want)
+		}
 	}
 }
 

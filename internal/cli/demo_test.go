@@ -125,10 +125,11 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 }
 
 // checkDemoKinds: the developer sources show more than one kind of post:
-// a Stack Overflow answer (from /search/excerpts) besides the questions.
+// a Stack Overflow answer (from /search/excerpts) besides the questions,
+// a GitHub discussion (GraphQL) besides the issues.
 func checkDemoKinds(t *testing.T, ms []*store.Mention) {
 	t.Helper()
-	for _, want := range []string{"https://stackoverflow.com/a/78412077"} {
+	for _, want := range []string{"https://stackoverflow.com/a/78412077", "https://github.com/acme-inc/acme-cli/discussions/77"} {
 		found := false
 		for _, m := range ms {
 			found = found || m.URL == want
