@@ -356,6 +356,25 @@ func TestStackOverflowLimits(t *testing.T) {
 	}
 }
 
+// The answers' call has the same limits as the questions' one: a
+// throttle_violation on /search/excerpts stops the scan until it passes.
+func TestStackOverflowExcerptsThrottled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search/excerpts" {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(readFixture(t, "stackoverflow/throttle_violation.json"))
+			return
+		}
+		w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+	}))
+	defer srv.Close()
+	s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow)})
+	_, err := s.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-time.Hour)})
+	if rl, ok := IsRateLimited(err); !ok || !rl.Until.Equal(devNow.Add(82855*time.Second)) {
+		t.Errorf("%v, want rate limited for the seconds the throttle names", err)
+	}
+}
+
 // Discourse: each forum's /search.json with after: and order:latest; a
 // post's URL is its place in the topic; the first post is the topic.
 func TestDiscourseSearch(t *testing.T) {
