@@ -2,12 +2,14 @@ package collect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +29,10 @@ func TestGitHubSearchIssues(t *testing.T) {
 		w.Header().Set("X-Ratelimit-Limit", "30")
 		w.Header().Set("X-Ratelimit-Remaining", "29")
 		w.Header().Set("X-Ratelimit-Resource", "search")
+		if r.URL.Path == "/graphql" {
+			w.Write(readFixture(t, "github/graphql_empty.json"))
+			return
+		}
 		w.Write(readFixture(t, "github/search_issues.json"))
 	}))
 	defer srv.Close()
@@ -36,7 +42,12 @@ func TestGitHubSearchIssues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := log.all()
+	var reqs []*http.Request
+	for _, r := range log.all() {
+		if r.Method == http.MethodGet {
+			reqs = append(reqs, r)
+		}
+	}
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want one per keyword and one per account", len(reqs))
 	}
@@ -95,15 +106,168 @@ func TestGitHubErrors(t *testing.T) {
 	}
 }
 
+// GitHub discussions: with a token, a GraphQL search(type: DISCUSSION)
+// per query at {base}/graphql (same qualifiers as the issue search); each
+// discussion is a post of kind discussion. Without a token no GraphQL call
+// is made and the source status says discussions are skipped.
+func TestGitHubDiscussions(t *testing.T) {
+	for _, c := range []struct {
+		name, token     string
+		graphqlRequests int
+		discussions     int
+		note            string
+	}{
+		{"token", "ghp_test", 1, 1, ""},
+		{"no token", "", 0, 0, GitHubNoDiscussions},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log requestLog
+			var mu sync.Mutex // the handler runs on the server's goroutines
+			var bodies []map[string]any
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				log.add(r)
+				switch {
+				case r.Method == http.MethodPost && r.URL.Path == "/graphql":
+					var body map[string]any
+					if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+						t.Error(err)
+					}
+					mu.Lock()
+					bodies = append(bodies, body)
+					mu.Unlock()
+					w.Write(readFixture(t, "github/graphql_discussions.json"))
+				case r.URL.Path == "/search/issues":
+					w.Write(readFixture(t, "github/empty.json"))
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Token: c.token, Client: srv.Client(), Now: fixedNow(devNow)})
+			if got := g.StatusNote(); got != c.note {
+				t.Errorf("status note %q, want %q", got, c.note)
+			}
+			b, err := g.Fetch(context.Background(), Query{Keywords: []string{"Acme"}, Since: devNow.Add(-24 * time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bodies) != c.graphqlRequests {
+				t.Fatalf("%d GraphQL requests, want %d", len(bodies), c.graphqlRequests)
+			}
+			var kinds []string
+			for _, p := range b.Posts {
+				kinds = append(kinds, p.Kind)
+			}
+			if len(b.Posts) != c.discussions {
+				t.Fatalf("posts of kinds %q, want %d discussions", kinds, c.discussions)
+			}
+			if c.discussions == 0 {
+				return
+			}
+			req := log.all()[1]
+			vars, _ := bodies[0]["variables"].(map[string]any)
+			query, _ := bodies[0]["query"].(string)
+			if req.Header.Get("Authorization") != "Bearer ghp_test" || req.Header.Get("Content-Type") != "application/json" ||
+				!strings.Contains(query, "search(type: DISCUSSION") || vars["q"] != "Acme in:title,body,comments created:>=2024-04-30T16:00:00Z" {
+				t.Errorf("GraphQL request %v %v", req.Header, bodies[0])
+			}
+			p := b.Posts[0]
+			if p.ExternalID != "D_kwDOJx7h3M4AWz1P" || p.URL != "https://github.com/acme-inc/acme-cli/discussions/77" || p.Kind != "discussion" ||
+				p.AuthorHandle != "ci-wrangler" || !strings.HasPrefix(p.Text, "How do you run Acme sync in CI?\n\nWe call `acme sync`") ||
+				!p.PublishedAt.Equal(time.Date(2024, 5, 1, 11, 20, 45, 0, time.UTC)) || !slices.Equal(p.Tags, []string{"Q&A"}) ||
+				p.Engagement["upvotes"] != 6 || p.Engagement["comments"] != 2 {
+				t.Errorf("discussion %+v", p)
+			}
+			// The old discussion is before Since; the empty node is counted.
+			if b.Skipped.Total() != 1 {
+				t.Errorf("skipped %v", b.Skipped)
+			}
+		})
+	}
+}
+
+// The discussions search is a unit of its own: when GraphQL refuses, the
+// issues found are kept (a PartialError); its budget, spent (a 200 with a
+// RATE_LIMITED error, or a 403 with x-ratelimit-remaining 0), waits for
+// x-ratelimit-reset; any other GraphQL error names its type, never the
+// platform's message.
+func TestGitHubDiscussionErrors(t *testing.T) {
+	reset := devNow.Add(10 * time.Minute).Unix()
+	for _, c := range []struct {
+		name, fixture string
+		status        int
+		header        map[string]string
+		rateLimited   bool
+		errHas        string
+	}{
+		{"RATE_LIMITED", "github/graphql_rate_limited.json", http.StatusOK, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": itoa(reset)}, true, ""},
+		{"403 remaining 0", "github/rate_limited_403.json", http.StatusForbidden, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": itoa(reset)}, true, ""},
+		{"INSUFFICIENT_SCOPES", "github/graphql_insufficient_scopes.json", http.StatusOK, nil, false, "insufficient_scopes"},
+		{"401", "github/validation_422.json", http.StatusUnauthorized, nil, false, "401"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/search/issues" {
+					w.Write(readFixture(t, "github/search_issues.json"))
+					return
+				}
+				for k, v := range c.header {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(c.status)
+				w.Write(readFixture(t, c.fixture))
+			}))
+			defer srv.Close()
+			g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Token: "ghp_test", Client: srv.Client(), Now: fixedNow(devNow)})
+			b, err := g.Fetch(context.Background(), Query{Keywords: []string{"Acme"}, Since: devNow.Add(-24 * time.Hour)})
+			var pe *PartialError
+			if !errors.As(err, &pe) || len(b.Posts) != 3 {
+				t.Fatalf("err %v with %d posts, want a partial error keeping the 3 issues", err, len(b.Posts))
+			}
+			rl, ok := IsRateLimited(err)
+			if ok != c.rateLimited || (ok && rl.Until.Unix() != reset) {
+				t.Errorf("rate limited %v (%v), want %v until %d", ok, err, c.rateLimited, reset)
+			}
+			if !strings.Contains(err.Error(), c.errHas) || strings.Contains(err.Error(), "scopes to execute") || strings.Contains(err.Error(), "user ID") {
+				t.Errorf("error %q: want it to name %q and quote nothing", err, c.errHas)
+			}
+		})
+	}
+}
+
+// The GraphQL endpoint follows the REST base, GitHub Enterprise included.
+func TestGitHubGraphQLURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://api.github.com":         "https://api.github.com/graphql",
+		"https://api.github.com/":        "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3": "https://ghe.example.com/api/graphql",
+		"http://127.0.0.1:8080/github":   "http://127.0.0.1:8080/github/graphql",
+	} {
+		if got := GitHubGraphQLURL(base); got != want {
+			t.Errorf("%s: %s, want %s", base, got, want)
+		}
+	}
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// Stack Exchange: /search/advanced on every configured site, fromdate =
-// Since, the key when set; HTML titles and bodies become plain text.
+// Stack Exchange: /search/advanced (questions) and /search/excerpts
+// (answers) on every configured site, fromdate = Since, the key when set;
+// HTML titles and bodies become plain text; each answer is its own post.
 func TestStackOverflowSearch(t *testing.T) {
 	var log requestLog
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.add(r)
-		w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+		switch r.URL.Path {
+		case "/search/advanced":
+			w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+		case "/search/excerpts":
+			w.Write(readFixture(t, "stackoverflow/search_excerpts.json"))
+		default:
+			http.NotFound(w, r)
+		}
 	}))
 	defer srv.Close()
 	s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Key: "k((", Sites: "stackoverflow, serverfault", Client: srv.Client(), Now: fixedNow(devNow)})
@@ -112,23 +276,61 @@ func TestStackOverflowSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := log.all()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want one per site", len(reqs))
+	var paths []string
+	for _, r := range reqs {
+		paths = append(paths, r.URL.Path+"?site="+r.URL.Query().Get("site"))
 	}
-	q := reqs[0].URL.Query()
-	if reqs[0].URL.Path != "/search/advanced" || q.Get("site") != "stackoverflow" || reqs[1].URL.Query().Get("site") != "serverfault" ||
-		q.Get("q") != "acme" || q.Get("fromdate") != itoa(devNow.Add(-24*time.Hour).Unix()) || q.Get("sort") != "creation" ||
-		q.Get("filter") != "withbody" || q.Get("key") != "k((" {
-		t.Errorf("request %s", reqs[0].URL)
+	if !slices.Equal(paths, []string{"/search/advanced?site=stackoverflow", "/search/excerpts?site=stackoverflow", "/search/advanced?site=serverfault", "/search/excerpts?site=serverfault"}) {
+		t.Fatalf("requests %q, want questions and answers per site", paths)
 	}
-	if len(b.Posts) != 4 { // the same two questions on two sites (a real answer differs per site)
+	for _, r := range reqs {
+		q := r.URL.Query()
+		if q.Get("q") != "acme" || q.Get("fromdate") != itoa(devNow.Add(-24*time.Hour).Unix()) || q.Get("sort") != "creation" ||
+			q.Get("filter") != "withbody" || q.Get("key") != "k((" {
+			t.Errorf("request %s", r.URL)
+		}
+	}
+	// Per site: two questions, one answer (the excerpts' question is the
+	// advanced search's, the old answer is before Since, one has no id).
+	if len(b.Posts) != 6 {
 		t.Fatalf("%d posts", len(b.Posts))
+	}
+	if got := b.Skipped.Total(); got != 2 {
+		t.Errorf("skipped %d, want the answer without id on each site", got)
 	}
 	p := b.Posts[0]
 	if p.ExternalID != "stackoverflow:q78412001" || p.URL != "https://stackoverflow.com/questions/78412001/slug" || p.AuthorHandle != "Ana Böhm" ||
 		!strings.HasPrefix(p.Text, `Acme SDK throws "invalid token" after upgrading to 4.2`) || strings.Contains(p.Text, "<code>") ||
 		p.Kind != "question" || p.Engagement["answers"] != 1 || !p.PublishedAt.Equal(time.Unix(1714572000, 0).UTC()) {
 		t.Errorf("question %+v", p)
+	}
+	a := b.Posts[2]
+	if a.ExternalID != "stackoverflow:a78412077" || a.URL != "https://stackoverflow.com/a/78412077" || a.Kind != "answer" ||
+		a.Text != "Acme SDK throws \"invalid token\" after upgrading to 4.2\n\nTokens changed format in 4.2. Create a new token under Settings > API and pass it to acme.NewClient; old tokens only work in the web app." ||
+		!a.PublishedAt.Equal(time.Unix(1714575000, 0).UTC()) || a.Engagement["score"] != 3 || a.Engagement["accepted"] != 1 {
+		t.Errorf("answer %+v", a)
+	}
+	if b.Posts[5].URL != "https://serverfault.com/a/78412077" || b.Posts[5].ExternalID != "serverfault:a78412077" {
+		t.Errorf("serverfault answer %+v", b.Posts[5])
+	}
+}
+
+// An answer's URL is on its site's host: the few with a domain of their
+// own, the rest under stackexchange.com, a domain given as the site kept.
+func TestStackExchangeSiteHost(t *testing.T) {
+	for site, want := range map[string]string{
+		"stackoverflow":          "stackoverflow.com",
+		"serverfault":            "serverfault.com",
+		"superuser":              "superuser.com",
+		"askubuntu":              "askubuntu.com",
+		"mathoverflow":           "mathoverflow.net",
+		"unix":                   "unix.stackexchange.com",
+		"dba":                    "dba.stackexchange.com",
+		"meta.stackoverflow.com": "meta.stackoverflow.com",
+	} {
+		if got := StackExchangeSiteHost(site); got != want {
+			t.Errorf("%s: %s, want %s", site, got, want)
+		}
 	}
 }
 
@@ -151,6 +353,25 @@ func TestStackOverflowLimits(t *testing.T) {
 		if !ok || !rl.Until.Equal(c.until) {
 			t.Errorf("%s: %v, want rate limited until %s", c.name, err, c.until)
 		}
+	}
+}
+
+// The answers' call has the same limits as the questions' one: a
+// throttle_violation on /search/excerpts stops the scan until it passes.
+func TestStackOverflowExcerptsThrottled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search/excerpts" {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(readFixture(t, "stackoverflow/throttle_violation.json"))
+			return
+		}
+		w.Write(readFixture(t, "stackoverflow/search_advanced.json"))
+	}))
+	defer srv.Close()
+	s := NewStackOverflow(StackOverflowConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow)})
+	_, err := s.Fetch(context.Background(), Query{Keywords: []string{"acme"}, Since: devNow.Add(-time.Hour)})
+	if rl, ok := IsRateLimited(err); !ok || !rl.Until.Equal(devNow.Add(82855*time.Second)) {
+		t.Errorf("%v, want rate limited for the seconds the throttle names", err)
 	}
 }
 

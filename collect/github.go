@@ -33,10 +33,10 @@ type GitHubConfig struct {
 
 // GitHub finds issues and pull requests that mention the keywords through
 // the search API (GET /search/issues, newest first, bounded by
-// created:>=Since). Discussions are not in the REST search (only the
-// GraphQL one, which needs a token), nor are individual comments: an issue
-// whose comments mention a keyword is found through "in:comments" and
-// stored as the issue.
+// created:>=Since), and, with a token, discussions through the GraphQL
+// search (github_discussions.go). Individual comments are not searchable:
+// an issue whose comments mention a keyword is found through
+// "in:comments" and stored as the issue.
 type GitHub struct {
 	cfg  GitHubConfig
 	http *HTTP
@@ -107,9 +107,32 @@ func githubQueries(q Query) []string {
 	return out
 }
 
-// Fetch returns issues and pull requests created at or after q.Since that
-// mention a keyword (or are by a watched account).
+// Fetch returns issues, pull requests and (with a token) discussions
+// created at or after q.Since that mention a keyword (or are by a watched
+// account). Discussions are a unit of their own (another API, another
+// budget): when their search fails the issues found are kept and the
+// failure is a PartialError.
 func (g *GitHub) Fetch(ctx context.Context, q Query) (Batch, error) {
+	b, err := g.fetchIssues(ctx, q)
+	if err != nil || g.cfg.Token == "" {
+		return b, err
+	}
+	var d Batch // all or nothing: a failed unit contributes no post
+	if err := g.fetchDiscussions(ctx, q, &d); err != nil {
+		if ctx.Err() != nil {
+			return Batch{}, ctx.Err()
+		}
+		return b, &PartialError{Err: err}
+	}
+	b.Posts = append(b.Posts, d.Posts...)
+	for reason, n := range d.Skipped {
+		b.Skipped.Add(reason, n)
+	}
+	return b, nil
+}
+
+// fetchIssues reads the REST issue search (issues and pull requests).
+func (g *GitHub) fetchIssues(ctx context.Context, q Query) (Batch, error) {
 	var b Batch
 	seen := map[int64]bool{}
 	for _, query := range githubQueries(q) {

@@ -133,7 +133,7 @@ func DemoConfig(replayURL, blueskyHandle string) Config {
 		HN:            HNConfig{BaseURL: base + "/hn"},
 		News:          NewsConfig{GoogleNewsBaseURL: base + "/news", GDELTBaseURL: base + "/news"},
 		Reviews:       ReviewsConfig{AppStoreBaseURL: base + "/reviews", TrustpilotBaseURL: base + "/reviews", TrustpilotAPIKey: "demo-key"},
-		GitHub:        GitHubConfig{BaseURL: base + "/github"},
+		GitHub:        GitHubConfig{BaseURL: base + "/github", Token: "demo-token"}, // the token turns on the discussions search
 		StackOverflow: StackOverflowConfig{BaseURL: base + "/stackoverflow/2.3"},
 		Discourse:     DiscourseConfig{Forums: base + "/discourse"},
 		Devto:         DevtoConfig{BaseURL: base + "/devto/api"},

@@ -27,13 +27,15 @@ type StackOverflowConfig struct {
 	MaxPages int // per query, site and scan; default 3
 }
 
-// StackOverflow finds questions that mention the keywords on any sites of
-// the Stack Exchange network through /search/advanced (full text: title
-// and body), newest first from fromdate=Since. It honours the API's
-// backoff (seconds before the next call of the same method) and
-// quota_remaining (the day's budget, reset at midnight UTC). Answers are
-// not searched by this method: a question whose answers mention the
-// brand is not found.
+// StackOverflow finds questions and answers that mention the keywords on
+// any sites of the Stack Exchange network, newest first from
+// fromdate=Since: questions through /search/advanced (full text: title and
+// body, with owner, link and counters), answers through /search/excerpts
+// (which returns both; its questions are left to the first call). Each
+// answer is its own post. It honours the API's backoff (seconds before the
+// next call of the same method) and quota_remaining (the day's budget,
+// reset at midnight UTC). /search/excerpts carries no answer author, so
+// answers are stored without one.
 type StackOverflow struct {
 	cfg   StackOverflowConfig
 	sites []string
@@ -73,15 +75,36 @@ func (s *StackOverflow) Source() string { return "stackoverflow" }
 func (s *StackOverflow) Configured() (bool, string) { return true, "" }
 
 // seWrapper is the common wrapper of every Stack Exchange answer.
-type seWrapper struct {
-	Items          *[]seQuestion `json:"items"`
-	HasMore        bool          `json:"has_more"`
-	QuotaMax       int           `json:"quota_max"`
-	QuotaRemaining *int          `json:"quota_remaining"`
-	Backoff        int           `json:"backoff"`
-	ErrorID        int           `json:"error_id"`
-	ErrorName      string        `json:"error_name"`
-	ErrorMessage   string        `json:"error_message"`
+type seWrapper[T any] struct {
+	Items          *[]T   `json:"items"`
+	HasMore        bool   `json:"has_more"`
+	QuotaMax       int    `json:"quota_max"`
+	QuotaRemaining *int   `json:"quota_remaining"`
+	Backoff        int    `json:"backoff"`
+	ErrorID        int    `json:"error_id"`
+	ErrorName      string `json:"error_name"`
+	ErrorMessage   string `json:"error_message"`
+}
+
+// seItem is an item of a Stack Exchange search answer: post returns the
+// Post, or why it was skipped; ignore is an item another call collects.
+type seItem interface {
+	post(site string) (p Post, skip string, ignore bool)
+}
+
+// seExcerpt is a search_excerpt of /search/excerpts: a question or an
+// answer (item_type); an answer's title is its question's.
+type seExcerpt struct {
+	ItemType     string   `json:"item_type"`
+	QuestionID   int64    `json:"question_id"`
+	AnswerID     int64    `json:"answer_id"`
+	Title        string   `json:"title"`   // HTML-escaped
+	Excerpt      string   `json:"excerpt"` // HTML, keywords in <span class="highlight">
+	Body         string   `json:"body"`
+	CreationDate int64    `json:"creation_date"`
+	Score        int64    `json:"score"`
+	IsAccepted   bool     `json:"is_accepted"`
+	Tags         []string `json:"tags"`
 }
 
 type seQuestion struct {
@@ -102,13 +125,16 @@ type seQuestion struct {
 	} `json:"owner"`
 }
 
-// Fetch returns questions created at or after q.Since on every site.
+// Fetch returns questions and answers created at or after q.Since on every site.
 func (s *StackOverflow) Fetch(ctx context.Context, q Query) (Batch, error) {
 	var b Batch
 	seen := map[string]bool{}
 	for _, site := range s.sites {
 		for _, term := range searchTerms(q) {
-			if err := s.search(ctx, site, term, q.Since, seen, &b); err != nil {
+			if err := seSearch[seQuestion](ctx, s, "/search/advanced", site, term, q.Since, seen, &b); err != nil {
+				return Batch{}, err
+			}
+			if err := seSearch[seExcerpt](ctx, s, "/search/excerpts", site, term, q.Since, seen, &b); err != nil {
 				return Batch{}, err
 			}
 		}
@@ -116,7 +142,8 @@ func (s *StackOverflow) Fetch(ctx context.Context, q Query) (Batch, error) {
 	return b, nil
 }
 
-func (s *StackOverflow) search(ctx context.Context, site, term string, since time.Time, seen map[string]bool, b *Batch) error {
+// seSearch reads up to MaxPages of one search method for one site and term.
+func seSearch[T seItem](ctx context.Context, s *StackOverflow, path, site, term string, since time.Time, seen map[string]bool, b *Batch) error {
 	v := url.Values{}
 	v.Set("order", "desc")
 	v.Set("sort", "creation")
@@ -130,17 +157,20 @@ func (s *StackOverflow) search(ctx context.Context, site, term string, since tim
 	}
 	for page := 1; page <= s.cfg.MaxPages; page++ {
 		v.Set("page", strconv.Itoa(page))
-		var w seWrapper
-		if _, err := s.http.GetJSON(ctx, s.cfg.BaseURL+"/search/advanced?"+v.Encode(), &w); err != nil {
+		var w seWrapper[T]
+		if _, err := s.http.GetJSON(ctx, s.cfg.BaseURL+path+"?"+v.Encode(), &w); err != nil {
 			return s.apiError(err)
 		}
 		if w.Items == nil {
 			return fmt.Errorf("stackoverflow: %w: no items", errMalformed)
 		}
 		for _, it := range *w.Items {
-			post, ok := it.post(site)
-			if !ok {
-				b.Skipped.Add("no id, date or link", 1)
+			post, skip, ignore := it.post(site)
+			if ignore {
+				continue
+			}
+			if skip != "" {
+				b.Skipped.Add(skip, 1)
 				continue
 			}
 			if seen[post.ExternalID] || post.PublishedAt.Before(since) {
@@ -187,9 +217,9 @@ func (s *StackOverflow) apiError(err error) error {
 	return &RateLimitedError{Source: "stackoverflow", Until: s.cfg.Now().Add(wait), Body: se.Body}
 }
 
-func (it seQuestion) post(site string) (Post, bool) {
+func (it seQuestion) post(site string) (Post, string, bool) {
 	if it.QuestionID == 0 || it.CreationDate <= 0 || it.Link == "" {
-		return Post{}, false
+		return Post{}, "no id, date or link", false
 	}
 	post := Post{
 		Source:      "stackoverflow",
@@ -204,5 +234,51 @@ func (it seQuestion) post(site string) (Post, bool) {
 	if it.Owner != nil {
 		post.AuthorHandle = wire.NormalizeHandle(wire.UnescapeText(it.Owner.DisplayName))
 	}
-	return post, true
+	return post, "", false
+}
+
+// post turns an answer into its own post at https://{host}/a/{id}; a
+// question is ignored (/search/advanced returns it with more fields).
+func (it seExcerpt) post(site string) (Post, string, bool) {
+	if it.ItemType != "answer" {
+		return Post{}, "", true
+	}
+	if it.AnswerID == 0 || it.CreationDate <= 0 {
+		return Post{}, "no id or date", false
+	}
+	text := it.Excerpt
+	if strings.TrimSpace(text) == "" {
+		text = it.Body
+	}
+	id := strconv.FormatInt(it.AnswerID, 10)
+	accepted := int64(0)
+	if it.IsAccepted {
+		accepted = 1
+	}
+	return Post{
+		Source:      "stackoverflow",
+		ExternalID:  site + ":a" + id,
+		URL:         "https://" + StackExchangeSiteHost(site) + "/a/" + id,
+		Text:        joinText(wire.UnescapeText(it.Title), wire.PlainText(text)),
+		PublishedAt: time.Unix(it.CreationDate, 0).UTC(),
+		Engagement:  map[string]int64{"score": it.Score, "accepted": accepted},
+		Kind:        "answer",
+		Tags:        it.Tags,
+	}, "", false
+}
+
+// StackExchangeSiteHost is the web host of an api_site_parameter: the
+// few sites with a domain of their own, else {site}.stackexchange.com; a
+// site given as a domain (the API accepts "stackoverflow.com") is kept.
+func StackExchangeSiteHost(site string) string {
+	switch site {
+	case "stackoverflow", "serverfault", "superuser", "askubuntu", "stackapps":
+		return site + ".com"
+	case "mathoverflow":
+		return "mathoverflow.net"
+	}
+	if strings.Contains(site, ".") {
+		return site
+	}
+	return site + ".stackexchange.com"
 }

@@ -81,6 +81,7 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		t.Errorf("the demo shows only categories %v", categories)
 	}
 	checkDemoRelevance(t, ms)
+	checkDemoKinds(t, ms)
 
 	// One story told in many places: the postmortem link shared on HN,
 	// Reddit and X (different spellings of the URL) is one story.
@@ -120,6 +121,22 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 		}
 		sort.Strings(got)
 		t.Logf("monitor %s: %v", m.Name, got)
+	}
+}
+
+// checkDemoKinds: the developer sources show more than one kind of post:
+// a Stack Overflow answer (from /search/excerpts) besides the questions,
+// a GitHub discussion (GraphQL) besides the issues.
+func checkDemoKinds(t *testing.T, ms []*store.Mention) {
+	t.Helper()
+	for _, want := range []string{"https://stackoverflow.com/a/78412077", "https://github.com/acme-inc/acme-cli/discussions/77"} {
+		found := false
+		for _, m := range ms {
+			found = found || m.URL == want
+		}
+		if !found {
+			t.Errorf("the demo shows no %s", want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"strconv"
@@ -48,6 +49,10 @@ func demoTime(v any) time.Time {
 type demoGitHub struct{ d *demoShift }
 
 func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/graphql" && r.Method == http.MethodPost {
+		h.discussions(w, r)
+		return
+	}
 	if r.URL.Path != "/search/issues" {
 		http.NotFound(w, r)
 		return
@@ -85,17 +90,70 @@ func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeDemoJSON(w, http.StatusOK, map[string]any{"total_count": len(items), "incomplete_results": false, "items": items})
 }
 
+// discussions answers the GraphQL search(type: DISCUSSION) from the
+// recorded discussions, with the query's words and created:>= applied.
+func (h demoGitHub) discussions(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Variables struct {
+			Q     string `json:"q"`
+			After string `json:"after"`
+		} `json:"variables"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, "bad GraphQL request", http.StatusBadRequest)
+		return
+	}
+	var all struct {
+		Data struct {
+			Search struct {
+				Nodes []map[string]any `json:"nodes"`
+			} `json:"search"`
+		} `json:"data"`
+	}
+	if err := demoJSON(h.d, "graphql_discussions.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	words, quals := demoQualifiers(req.Variables.Q)
+	terms := parseDemoTerms(words)
+	if a := quals["author"]; a != "" {
+		terms.authors = append(terms.authors, a)
+	}
+	since, _ := wire.ParseTimestamp(strings.TrimPrefix(quals["created"], ">="))
+	nodes := []map[string]any{}
+	for _, n := range all.Data.Search.Nodes {
+		author, _ := n["author"].(map[string]any)
+		login, _ := author["login"].(string)
+		title, _ := n["title"].(string)
+		body, _ := n["body"].(string)
+		if req.Variables.After != "" || demoTime(n["createdAt"]).Before(since) || !terms.match(title+" "+body, login) {
+			continue
+		}
+		nodes = append(nodes, n)
+	}
+	w.Header().Set("X-Ratelimit-Limit", "5000")
+	w.Header().Set("X-Ratelimit-Remaining", "4999")
+	w.Header().Set("X-Ratelimit-Resource", "graphql")
+	writeDemoJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+		"search":    map[string]any{"discussionCount": len(nodes), "pageInfo": map[string]any{"hasNextPage": false, "endCursor": nil}, "nodes": nodes},
+		"rateLimit": map[string]any{"remaining": 4999},
+	}})
+}
+
 type demoStackOverflow struct{ d *demoShift }
 
+// ServeHTTP answers /search/advanced (questions) and /search/excerpts
+// (questions and answers) from their recordings.
 func (h demoStackOverflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/2.3/search/advanced" {
+	file := map[string]string{"/2.3/search/advanced": "search_advanced.json", "/2.3/search/excerpts": "search_excerpts.json"}[r.URL.Path]
+	if file == "" {
 		http.NotFound(w, r)
 		return
 	}
 	var all struct {
 		Items []map[string]any `json:"items"`
 	}
-	if err := demoJSON(h.d, "search_advanced.json", &all); err != nil {
+	if err := demoJSON(h.d, file, &all); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
