@@ -92,7 +92,13 @@ func (f *fixture) add(t *testing.T, h time.Time, n int, neg bool, monitors ...st
 func (f *fixture) history(t *testing.T, days int) {
 	t.Helper()
 	for h := f.hourStart.Add(-time.Duration(days) * 24 * time.Hour); h.Before(f.hourStart); h = h.Add(time.Hour) {
-		hod := float64(h.Hour())
+		// The rhythm is anchored to the test's clock, not the wall's: the
+		// hour in progress is a quiet morning hour (8) and the burst five
+		// hours before it the night's trough (3), whatever the time of day
+		// the test runs at. A wall-clock phase put the burst in a busy
+		// afternoon when CI ran in the evening, where 25 posts are not a
+		// spike for the group.
+		hod := float64((h.Hour() - f.hourStart.Hour() + 24 + 8) % 24)
 		rate := 0.2 + 12*math.Pow(math.Max(0, math.Sin((hod-3)/24*2*math.Pi-math.Pi/2)*0.5+0.5), 2)
 		for _, mon := range []string{f.monA, f.monB} {
 			if k := poisson(f.rng, rate); k > 0 {
