@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"earshot/internal/replay"
 	"earshot/store"
 )
 
@@ -337,5 +338,37 @@ func TestStackOverflowCommentsBatchesAndThrottle(t *testing.T) {
 	}
 	if noted != 50 {
 		t.Errorf("%d posts noted, want the 50 of the refused call", noted)
+	}
+}
+
+// The demo's replay server serves the comments endpoints from its
+// recordings: the demo's GitHub and Stack Overflow scans read comments,
+// and those that name the brand pass the matcher.
+func TestReplayServesComments(t *testing.T) {
+	srv := httptest.NewServer(replay.NewHandler())
+	defer srv.Close()
+	reg := NewRegistry(DemoConfig(srv.URL, replay.BlueskyHandle), srv.Client())
+	m := Compile(RuleFromQuery(Query{Keywords: []string{"Acme"}}))
+	for source, want := range map[string]string{
+		"github":        "https://github.com/acme-inc/acme-cli/issues/412#issuecomment-2089000013",
+		"stackoverflow": "https://stackoverflow.com/a/78412077#comment138200011_78412077",
+	} {
+		c, _ := reg.Get(source)
+		b, err := c.Fetch(context.Background(), demoQuery(srv.URL, time.Now().Add(-5*24*time.Hour)))
+		if err != nil {
+			t.Fatalf("%s: %v", source, err)
+		}
+		var comments, matched []string
+		for _, p := range b.Posts {
+			if p.Kind == "comment" {
+				comments = append(comments, p.URL)
+				if m.Match(p) {
+					matched = append(matched, p.URL)
+				}
+			}
+		}
+		if !slices.Equal(matched, []string{want}) || len(comments) < 2 {
+			t.Errorf("%s: comments %q, matched %q, want %s among others", source, comments, matched, want)
+		}
 	}
 }
