@@ -33,6 +33,10 @@ func TestGitHubSearchIssues(t *testing.T) {
 			w.Write(readFixture(t, "github/graphql_empty.json"))
 			return
 		}
+		if strings.HasSuffix(r.URL.Path, "/comments") {
+			w.Write([]byte("[]"))
+			return
+		}
 		w.Write(readFixture(t, "github/search_issues.json"))
 	}))
 	defer srv.Close()
@@ -44,7 +48,7 @@ func TestGitHubSearchIssues(t *testing.T) {
 	}
 	var reqs []*http.Request
 	for _, r := range log.all() {
-		if r.Method == http.MethodGet {
+		if r.URL.Path == "/search/issues" {
 			reqs = append(reqs, r)
 		}
 	}
@@ -213,6 +217,10 @@ func TestGitHubDiscussionErrors(t *testing.T) {
 					w.Write(readFixture(t, "github/search_issues.json"))
 					return
 				}
+				if strings.HasSuffix(r.URL.Path, "/comments") {
+					w.Write([]byte("[]"))
+					return
+				}
 				for k, v := range c.header {
 					w.Header().Set(k, v)
 				}
@@ -266,6 +274,10 @@ func TestStackOverflowSearch(t *testing.T) {
 		case "/search/excerpts":
 			w.Write(readFixture(t, "stackoverflow/search_excerpts.json"))
 		default:
+			if strings.HasPrefix(r.URL.Path, "/posts/") { // comments: TestStackOverflowComments
+				w.Write([]byte(`{"items":[],"has_more":false,"quota_max":300,"quota_remaining":285}`))
+				return
+			}
 			http.NotFound(w, r)
 		}
 	}))
@@ -275,7 +287,12 @@ func TestStackOverflowSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := log.all()
+	var reqs []*http.Request
+	for _, r := range log.all() {
+		if strings.HasPrefix(r.URL.Path, "/search/") {
+			reqs = append(reqs, r)
+		}
+	}
 	var paths []string
 	for _, r := range reqs {
 		paths = append(paths, r.URL.Path+"?site="+r.URL.Query().Get("site"))

@@ -29,14 +29,19 @@ type GitHubConfig struct {
 	Client   *http.Client
 	Now      func() time.Time
 	MaxPages int // per query and scan; default 3
+	// MaxCommentFetches bounds the comment calls of a scan (one per
+	// issue or pull request); default githubCommentFetches.
+	MaxCommentFetches int
 }
 
 // GitHub finds issues and pull requests that mention the keywords through
 // the search API (GET /search/issues, newest first, bounded by
 // created:>=Since), and, with a token, discussions through the GraphQL
-// search (github_discussions.go). Individual comments are not searchable:
-// an issue whose comments mention a keyword is found through
-// "in:comments" and stored as the issue.
+// search (github_discussions.go). Individual comments are not searchable,
+// but the issue search matches them ("in:comments"): the comments of the
+// issues found are read back to Since and each is a post of its own
+// (github_comments.go), so a brand named only in a comment is stored as
+// that comment.
 type GitHub struct {
 	cfg  GitHubConfig
 	http *HTTP
@@ -50,6 +55,9 @@ func NewGitHub(cfg GitHubConfig) *GitHub {
 	}
 	if cfg.MaxPages <= 0 || cfg.MaxPages > githubMaxPages {
 		cfg.MaxPages = 3
+	}
+	if cfg.MaxCommentFetches <= 0 {
+		cfg.MaxCommentFetches = githubCommentFetches
 	}
 	h := http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {"2022-11-28"}}
 	if cfg.Token != "" {
@@ -86,6 +94,7 @@ type githubItem struct {
 	} `json:"labels"`
 	Comments    int64           `json:"comments"`
 	CreatedAt   string          `json:"created_at"`
+	UpdatedAt   string          `json:"updated_at"` // bumped by a new comment
 	PullRequest json.RawMessage `json:"pull_request"`
 	Reactions   *struct {
 		TotalCount int64 `json:"total_count"`
@@ -107,33 +116,45 @@ func githubQueries(q Query) []string {
 	return out
 }
 
-// Fetch returns issues, pull requests and (with a token) discussions
-// created at or after q.Since that mention a keyword (or are by a watched
-// account). Discussions are a unit of their own (another API, another
-// budget): when their search fails the issues found are kept and the
-// failure is a PartialError.
+// Fetch returns issues, pull requests, their comments and (with a token)
+// discussions created at or after q.Since that mention a keyword (or are
+// by a watched account). Comments and discussions are units of their own
+// (other calls, other budgets): when one fails the issues found are kept
+// and the failure is a PartialError.
 func (g *GitHub) Fetch(ctx context.Context, q Query) (Batch, error) {
-	b, err := g.fetchIssues(ctx, q)
-	if err != nil || g.cfg.Token == "" {
+	b, items, err := g.fetchIssues(ctx, q)
+	if err != nil {
 		return b, err
+	}
+	var errs []error
+	if err := g.fetchComments(ctx, q, items, &b); err != nil {
+		if ctx.Err() != nil {
+			return Batch{}, ctx.Err()
+		}
+		errs = append(errs, err)
+	}
+	if g.cfg.Token == "" {
+		return b, partial(errs)
 	}
 	var d Batch // all or nothing: a failed unit contributes no post
 	if err := g.fetchDiscussions(ctx, q, &d); err != nil {
 		if ctx.Err() != nil {
 			return Batch{}, ctx.Err()
 		}
-		return b, &PartialError{Err: err}
+		return b, partial(append(errs, err))
 	}
 	b.Posts = append(b.Posts, d.Posts...)
 	for reason, n := range d.Skipped {
 		b.Skipped.Add(reason, n)
 	}
-	return b, nil
+	return b, partial(errs)
 }
 
-// fetchIssues reads the REST issue search (issues and pull requests).
-func (g *GitHub) fetchIssues(ctx context.Context, q Query) (Batch, error) {
+// fetchIssues reads the REST issue search (issues and pull requests) and
+// returns the items kept, for their comments.
+func (g *GitHub) fetchIssues(ctx context.Context, q Query) (Batch, []githubItem, error) {
 	var b Batch
+	var kept []githubItem
 	seen := map[int64]bool{}
 	for _, query := range githubQueries(q) {
 		v := url.Values{}
@@ -146,10 +167,10 @@ func (g *GitHub) fetchIssues(ctx context.Context, q Query) (Batch, error) {
 			var p githubSearchPage
 			hdr, err := g.http.GetJSON(ctx, g.cfg.BaseURL+"/search/issues?"+v.Encode(), &p)
 			if err != nil {
-				return Batch{}, g.rateLimited(err, hdr)
+				return Batch{}, nil, g.rateLimited(err, hdr)
 			}
 			if p.TotalCount == nil {
-				return Batch{}, fmt.Errorf("github: %w: no total_count", errMalformed)
+				return Batch{}, nil, fmt.Errorf("github: %w: no total_count", errMalformed)
 			}
 			for _, it := range p.Items {
 				post, ok := it.post()
@@ -162,18 +183,19 @@ func (g *GitHub) fetchIssues(ctx context.Context, q Query) (Batch, error) {
 				}
 				seen[it.ID] = true
 				b.Posts = append(b.Posts, post)
+				kept = append(kept, it)
 			}
 			if len(p.Items) < 100 || page*100 >= *p.TotalCount {
 				break
 			}
 			if strings.TrimSpace(hdr.Get("X-Ratelimit-Remaining")) == "0" {
 				if err := g.http.waitForReset(ctx, hdr); err != nil {
-					return Batch{}, err
+					return Batch{}, nil, err
 				}
 			}
 		}
 	}
-	return b, nil
+	return b, kept, nil
 }
 
 // rateLimited: GitHub answers an exhausted rate limit with 403 (or 429)

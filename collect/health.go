@@ -131,6 +131,11 @@ func nextHealth(prev store.SourceRecord, o scanOutcome, h HealthConfig) (rec sto
 		rec.Status, rec.RateLimitedUntil = "rate_limited", &until
 		rec.Detail = "rate limited by the platform until " + until.Format(time.RFC3339)
 		rec.Scans++
+		if o.summary != nil && o.summary.Read > 0 {
+			// A partial scan (the GitHub issues kept when their comments
+			// were refused) stored posts: say what it read and left out.
+			rec.LastScan = o.summary
+		}
 		observePosts(&rec, o)
 		return rec, false
 	}

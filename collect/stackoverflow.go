@@ -86,10 +86,13 @@ type seWrapper[T any] struct {
 	ErrorMessage   string `json:"error_message"`
 }
 
-// seItem is an item of a Stack Exchange search answer: post returns the
-// Post, or why it was skipped; ignore is an item another call collects.
+// seItem is an item of a Stack Exchange answer: post returns the Post, or
+// why it was skipped; ignore is an item another call collects. parents
+// holds the links of the site's posts found so far (for comments); postID
+// is the item's id there, to ask for its comments.
 type seItem interface {
-	post(site string) (p Post, skip string, ignore bool)
+	post(site string, parents map[int64]string) (p Post, skip string, ignore bool)
+	postID() int64
 }
 
 // seExcerpt is a search_excerpt of /search/excerpts: a question or an
@@ -125,29 +128,49 @@ type seQuestion struct {
 	} `json:"owner"`
 }
 
-// Fetch returns questions and answers created at or after q.Since on every site.
+// Fetch returns questions, answers and their comments created at or after
+// q.Since on every site. The comments are read last, a unit of their own:
+// when their call fails the questions and answers are kept (PartialError).
 func (s *StackOverflow) Fetch(ctx context.Context, q Query) (Batch, error) {
 	var b Batch
 	seen := map[string]bool{}
+	found := map[string]map[int64]int{} // site → post id → index in b.Posts
 	for _, site := range s.sites {
+		found[site] = map[int64]int{}
 		for _, term := range searchTerms(q) {
-			if err := seSearch[seQuestion](ctx, s, "/search/advanced", site, term, q.Since, seen, &b); err != nil {
+			if err := seSearch[seQuestion](ctx, s, "/search/advanced", site, term, q.Since, seen, found[site], &b); err != nil {
 				return Batch{}, err
 			}
-			if err := seSearch[seExcerpt](ctx, s, "/search/excerpts", site, term, q.Since, seen, &b); err != nil {
+			if err := seSearch[seExcerpt](ctx, s, "/search/excerpts", site, term, q.Since, seen, found[site], &b); err != nil {
 				return Batch{}, err
 			}
+		}
+	}
+	for _, site := range s.sites {
+		if err := s.fetchComments(ctx, site, q.Since, found[site], seen, &b); err != nil {
+			if ctx.Err() != nil {
+				return Batch{}, ctx.Err()
+			}
+			return b, &PartialError{Err: err}
 		}
 	}
 	return b, nil
 }
 
 // seSearch reads up to MaxPages of one search method for one site and term.
-func seSearch[T seItem](ctx context.Context, s *StackOverflow, path, site, term string, since time.Time, seen map[string]bool, b *Batch) error {
+func seSearch[T seItem](ctx context.Context, s *StackOverflow, path, site, term string, since time.Time, seen map[string]bool, found map[int64]int, b *Batch) error {
 	v := url.Values{}
+	v.Set("q", term)
+	return seRead[T](ctx, s, path, v, site, since, seen, found, nil, b)
+}
+
+// seRead reads up to MaxPages of one method for one site, newest first
+// from since, honouring the quota and backoff the API reports. The posts
+// kept are added to found (id → index in b.Posts) unless it is nil;
+// parents are the links of the posts comments belong to.
+func seRead[T seItem](ctx context.Context, s *StackOverflow, path string, v url.Values, site string, since time.Time, seen map[string]bool, found map[int64]int, parents map[int64]string, b *Batch) error {
 	v.Set("order", "desc")
 	v.Set("sort", "creation")
-	v.Set("q", term)
 	v.Set("site", site)
 	v.Set("fromdate", strconv.FormatInt(since.Unix(), 10))
 	v.Set("pagesize", "100")
@@ -165,7 +188,7 @@ func seSearch[T seItem](ctx context.Context, s *StackOverflow, path, site, term 
 			return fmt.Errorf("stackoverflow: %w: no items", errMalformed)
 		}
 		for _, it := range *w.Items {
-			post, skip, ignore := it.post(site)
+			post, skip, ignore := it.post(site, parents)
 			if ignore {
 				continue
 			}
@@ -178,6 +201,9 @@ func seSearch[T seItem](ctx context.Context, s *StackOverflow, path, site, term 
 			}
 			seen[post.ExternalID] = true
 			b.Posts = append(b.Posts, post)
+			if found != nil {
+				found[it.postID()] = len(b.Posts) - 1
+			}
 		}
 		if !w.HasMore {
 			return nil
@@ -217,7 +243,9 @@ func (s *StackOverflow) apiError(err error) error {
 	return &RateLimitedError{Source: "stackoverflow", Until: s.cfg.Now().Add(wait), Body: se.Body}
 }
 
-func (it seQuestion) post(site string) (Post, string, bool) {
+func (it seQuestion) postID() int64 { return it.QuestionID }
+
+func (it seQuestion) post(site string, _ map[int64]string) (Post, string, bool) {
 	if it.QuestionID == 0 || it.CreationDate <= 0 || it.Link == "" {
 		return Post{}, "no id, date or link", false
 	}
@@ -239,7 +267,9 @@ func (it seQuestion) post(site string) (Post, string, bool) {
 
 // post turns an answer into its own post at https://{host}/a/{id}; a
 // question is ignored (/search/advanced returns it with more fields).
-func (it seExcerpt) post(site string) (Post, string, bool) {
+func (it seExcerpt) postID() int64 { return it.AnswerID }
+
+func (it seExcerpt) post(site string, _ map[int64]string) (Post, string, bool) {
 	if it.ItemType != "answer" {
 		return Post{}, "", true
 	}

@@ -126,10 +126,12 @@ func TestDemoCollectsFromAllSources(t *testing.T) {
 
 // checkDemoKinds: the developer sources show more than one kind of post:
 // a Stack Overflow answer (from /search/excerpts) besides the questions,
-// a GitHub discussion (GraphQL) besides the issues.
+// a GitHub discussion (GraphQL) besides the issues, and a comment of each
+// (the comments endpoints) that names the brand.
 func checkDemoKinds(t *testing.T, ms []*store.Mention) {
 	t.Helper()
-	for _, want := range []string{"https://stackoverflow.com/a/78412077", "https://github.com/acme-inc/acme-cli/discussions/77"} {
+	for _, want := range []string{"https://stackoverflow.com/a/78412077", "https://github.com/acme-inc/acme-cli/discussions/77",
+		"https://github.com/acme-inc/acme-cli/issues/412#issuecomment-2089000013", "https://stackoverflow.com/a/78412077#comment138200011_78412077"} {
 		found := false
 		for _, m := range ms {
 			found = found || m.URL == want

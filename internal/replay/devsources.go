@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.discussions(w, r)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/repos/") && strings.HasSuffix(r.URL.Path, "/comments") {
+		h.comments(w, r)
+		return
+	}
 	if r.URL.Path != "/search/issues" {
 		http.NotFound(w, r)
 		return
@@ -88,6 +93,35 @@ func (h demoGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Ratelimit-Remaining", "9")
 	w.Header().Set("X-Ratelimit-Resource", "search")
 	writeDemoJSON(w, http.StatusOK, map[string]any{"total_count": len(items), "incomplete_results": false, "items": items})
+}
+
+// comments answers GET /repos/{owner}/{repo}/issues/{number}/comments
+// from issue_comments_{owner}_{repo}_{number}.json (an issue without a
+// recording has none), with since= applied to updated_at.
+func (h demoGitHub) comments(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // repos, owner, repo, issues, number, comments
+	if len(parts) != 6 || parts[3] != "issues" {
+		http.NotFound(w, r)
+		return
+	}
+	all := []map[string]any{}
+	if name := "issue_comments_" + parts[1] + "_" + parts[2] + "_" + parts[4] + ".json"; h.d.exists(name) {
+		if err := demoJSON(h.d, name, &all); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	since, _ := wire.ParseTimestamp(r.URL.Query().Get("since"))
+	out := []map[string]any{}
+	for _, c := range all {
+		if !demoTime(c["updated_at"]).Before(since) {
+			out = append(out, c)
+		}
+	}
+	w.Header().Set("X-Ratelimit-Limit", "5000")
+	w.Header().Set("X-Ratelimit-Remaining", "4999")
+	w.Header().Set("X-Ratelimit-Resource", "core")
+	writeDemoJSON(w, http.StatusOK, out)
 }
 
 // discussions answers the GraphQL search(type: DISCUSSION) from the
@@ -143,8 +177,13 @@ func (h demoGitHub) discussions(w http.ResponseWriter, r *http.Request) {
 type demoStackOverflow struct{ d *demoShift }
 
 // ServeHTTP answers /search/advanced (questions) and /search/excerpts
-// (questions and answers) from their recordings.
+// (questions and answers) from their recordings, /posts/{ids}/comments
+// from the comments recorded on those posts.
 func (h demoStackOverflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ids, ok := strings.CutPrefix(r.URL.Path, "/2.3/posts/"); ok && strings.HasSuffix(ids, "/comments") {
+		h.comments(w, r, strings.Split(strings.TrimSuffix(ids, "/comments"), ";"))
+		return
+	}
 	file := map[string]string{"/2.3/search/advanced": "search_advanced.json", "/2.3/search/excerpts": "search_excerpts.json"}[r.URL.Path]
 	if file == "" {
 		http.NotFound(w, r)
@@ -171,6 +210,30 @@ func (h demoStackOverflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		items = append(items, it)
 	}
 	writeDemoJSON(w, http.StatusOK, map[string]any{"items": items, "has_more": false, "quota_max": 300, "quota_remaining": 299})
+}
+
+// comments answers /posts/{ids}/comments: the recorded comments on those
+// posts, from fromdate.
+func (h demoStackOverflow) comments(w http.ResponseWriter, r *http.Request, ids []string) {
+	var all struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := demoJSON(h.d, "post_comments.json", &all); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	q := r.URL.Query()
+	from, _ := strconv.ParseFloat(q.Get("fromdate"), 64)
+	items := []map[string]any{}
+	for _, it := range all.Items {
+		post, _ := it["post_id"].(float64)
+		created, _ := it["creation_date"].(float64)
+		if created < from || !slices.Contains(ids, strconv.FormatInt(int64(post), 10)) || q.Get("site") != "stackoverflow" || demoInt(q.Get("page"), 1, 1, 100) > 1 {
+			continue
+		}
+		items = append(items, it)
+	}
+	writeDemoJSON(w, http.StatusOK, map[string]any{"items": items, "has_more": false, "quota_max": 300, "quota_remaining": 298})
 }
 
 type demoDiscourse struct{ d *demoShift }
