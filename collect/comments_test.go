@@ -159,6 +159,59 @@ func TestGitHubCommentFetchCap(t *testing.T) {
 	}
 }
 
+// The comment calls stop when GitHub's REST budget falls to its reserve,
+// before it is refused (a refusal would pause the whole source): the
+// scan succeeds, and the issues whose comments were left are noted.
+func TestGitHubCommentsKeepBudgetReserve(t *testing.T) {
+	for _, tc := range []struct {
+		token     string
+		remaining string
+		calls     int
+	}{
+		{"", "11", 2},     // above the anonymous reserve: both issues with comments
+		{"", "10", 1},     // at it: the first call only
+		{"tok", "150", 2}, // a token's reserve is 100
+		{"tok", "100", 1},
+	} {
+		var log requestLog
+		srv := githubCommentsServer(t, &log, "github/search_issues.json", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Ratelimit-Remaining", tc.remaining)
+			w.Write(readFixture(t, "github/issue_comments.json"))
+		})
+		g := NewGitHub(GitHubConfig{BaseURL: srv.URL, Client: srv.Client(), Now: fixedNow(devNow), Token: tc.token})
+		q := Query{Keywords: []string{"Acme"}, Since: devNow.Add(-24 * time.Hour)}
+		var b Batch
+		var err error
+		if tc.token == "" {
+			b, err = g.Fetch(context.Background(), q)
+		} else {
+			// Fetch would go on to the discussions' GraphQL call, which
+			// this server does not answer; the comments part alone.
+			var items []githubItem
+			b, items, err = g.fetchIssues(context.Background(), q)
+			if err == nil {
+				err = g.fetchComments(context.Background(), q, items, &b)
+			}
+		}
+		srv.Close()
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if n := len(commentRequests(&log)); n != tc.calls {
+			t.Errorf("%+v: %d comment calls, want %d", tc, n, tc.calls)
+		}
+		budget := 0
+		for _, p := range b.Posts {
+			if p.Note == NoteGitHubCommentsBudget {
+				budget++
+			}
+		}
+		if want := 2 - tc.calls; budget != want {
+			t.Errorf("%+v: %d issues noted for the budget, want %d", tc, budget, want)
+		}
+	}
+}
+
 // GitHub refuses the comments call with its rate-limit 403
 // (x-ratelimit-remaining 0): the issues found are kept and stored, the
 // source is rate limited until x-ratelimit-reset, and the scan's summary

@@ -26,11 +26,20 @@ import (
 // 5,000 with one), not the search one.
 const githubCommentFetches = 10
 
+// The REST calls left (X-RateLimit-Remaining) at which a scan stops
+// reading comments: a sixth of the anonymous hourly budget, 2% of a
+// token's.
+const (
+	githubCommentReserveAnonymous = 10
+	githubCommentReserveToken     = 100
+)
+
 // The notes of an issue whose comments were not read: the scan summary
 // counts them, so comments skipped are never a silent zero.
 const (
 	NoteGitHubCommentsCapped  = "comments not read (the scan's comment calls were spent)"
 	NoteGitHubCommentsRefused = "comments not read (the comments call was refused)"
+	NoteGitHubCommentsBudget  = "comments not read (the REST budget's reserve was reached)"
 )
 
 type githubComment struct {
@@ -85,14 +94,29 @@ func (g *GitHub) fetchComments(ctx context.Context, q Query, items []githubItem,
 			return err
 		}
 		more := i+1 < len(todo) && i+1 < g.cfg.MaxCommentFetches
-		if more && strings.TrimSpace(hdr.Get("X-Ratelimit-Remaining")) == "0" {
-			if err := g.http.waitForReset(ctx, hdr); err != nil {
-				noteIssues(b, todo[i+1:], NoteGitHubCommentsRefused)
-				return err
-			}
+		if more && g.commentBudgetLow(hdr) {
+			noteIssues(b, todo[i+1:], NoteGitHubCommentsBudget)
+			return nil
 		}
 	}
 	return nil
+}
+
+// commentBudgetLow says the REST budget the comment calls draw on is down
+// to its reserve. Comments stop there rather than run it dry: a refused
+// comments call pauses the whole source until the reset (search included,
+// though its budget is separate), and the discussions and the next scans'
+// comments need calls too. Without a token the budget is 60 an hour.
+func (g *GitHub) commentBudgetLow(hdr http.Header) bool {
+	left, err := strconv.Atoi(strings.TrimSpace(hdr.Get("X-Ratelimit-Remaining")))
+	if err != nil {
+		return false
+	}
+	reserve := githubCommentReserveAnonymous
+	if g.cfg.Token != "" {
+		reserve = githubCommentReserveToken
+	}
+	return left <= reserve
 }
 
 // issueComments reads one page (100) of an issue's comments updated since
