@@ -101,17 +101,11 @@ func (s *Service) requestPasswordReset(ctx context.Context, _ *Principal, in *Re
 	if err != nil {
 		return nil, err
 	}
-	// Sent after answering: an SMTP round trip would otherwise tell, by the
-	// time the answer takes, that the address has an account.
+	// Sent after answering (sendLater): an SMTP round trip would otherwise
+	// tell, by the time the answer takes, that the address has an account.
 	body := fmt.Sprintf("Someone (hopefully you) asked to reset the password of the Earshot account %s.\n\nOpen this link to choose a new password (it works once, for one hour):\n\n%s\n\nIf you did not ask, ignore this email: the password stays as it is.\n",
 		u.Email, s.ResetURL(token))
-	go func() {
-		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if err := s.SendEmail(sendCtx, u.Email, "Reset your Earshot password", body); err != nil {
-			s.Log.Warn("password reset email not sent", "user_id", u.ID, "err", err)
-		}
-	}()
+	s.sendLater(ctx, u.Email, "Reset your Earshot password", body, "user_id", u.ID)
 	return out, nil
 }
 

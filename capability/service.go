@@ -53,8 +53,9 @@ type Service struct {
 	sessTouched sync.Map // session id → time of the last recorded use
 	inFlight    sync.Map // idempotent requests running in this process (Execute)
 	logins      loginGuard
-	cursorKey   []byte // this installation's cursor signing key (cursor.go)
-	formKey     []byte // seals the dashboard's form state (cursor.go, ui/prg.go)
+	cursorKey   []byte         // this installation's cursor signing key (cursor.go)
+	formKey     []byte         // seals the dashboard's form state (cursor.go, ui/prg.go)
+	mail        sync.WaitGroup // emails sent after answering (mail.go)
 }
 
 // New builds the service and its catalogue.

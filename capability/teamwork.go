@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"earshot/api"
 	"earshot/store"
@@ -181,13 +180,7 @@ func (s *Service) notifyAssignee(ctx context.Context, p *Principal, m *store.Men
 	}
 	link := strings.TrimRight(s.Config.BaseURL, "/") + "/mentions/" + m.ID
 	body := by + " assigned you a mention on Earshot.\n\n" + m.Source + " post by " + m.AuthorHandle + " (urgency " + strconv.Itoa(m.Urgency) + "):\n" + what + "\n\nOpen it: " + link + "\n"
-	go func() {
-		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if err := s.SendEmail(sendCtx, u.Email, "Assigned to you: "+m.Source+" post by "+m.AuthorHandle, body); err != nil {
-			s.Log.Warn("assignment email not sent", "mention_id", m.ID, "err", err)
-		}
-	}()
+	s.sendLater(ctx, u.Email, "Assigned to you: "+m.Source+" post by "+m.AuthorHandle, body, "mention_id", m.ID)
 }
 
 func (s *Service) tagMention(ctx context.Context, p *Principal, in *MentionTagIn, add bool) (*api.Mention, error) {

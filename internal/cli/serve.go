@@ -263,6 +263,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err := hs.Shutdown(shutCtx); err != nil {
 		log.Error("shutdown", "err", err)
 	}
+	if !svc.WaitMail(shutCtx) {
+		log.Warn("shutdown: emails still being sent were abandoned")
+	}
 	app.stop()
 	log.Info("stopped cleanly")
 	return nil
