@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -32,6 +33,7 @@ const (
 	oauthCodeTTL       = 10 * time.Minute
 	oauthKeyNamePrefix = "OAuth: "
 	maxRedirectURIs    = 10
+	maxRedirectURILen  = 2000
 )
 
 // OAuthClient is a registered client (the dashboard's consent page shows it).
@@ -67,7 +69,7 @@ func (s *Service) RegisterOAuthClient(ctx context.Context, name string, redirect
 		return nil, oauthErr("invalid_client_metadata", "client_name must be at most 100 characters")
 	}
 	if len(redirectURIs) == 0 || len(redirectURIs) > maxRedirectURIs {
-		return nil, oauthErr("invalid_redirect_uri", "give 1 to 10 redirect_uris")
+		return nil, oauthErr("invalid_redirect_uri", fmt.Sprintf("redirect_uris must list 1 to %d URIs (got %d)", maxRedirectURIs, len(redirectURIs)))
 	}
 	for _, u := range redirectURIs {
 		if err := checkRedirectURI(u); err != nil {
@@ -78,8 +80,12 @@ func (s *Service) RegisterOAuthClient(ctx context.Context, name string, redirect
 }
 
 func checkRedirectURI(raw string) error {
+	if len(raw) > maxRedirectURILen {
+		// Not echoed: the error would be as long as the URI.
+		return fmt.Errorf("a redirect URI must be at most %d bytes (one is %d)", maxRedirectURILen, len(raw))
+	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || len(raw) > 2000 {
+	if err != nil || u.Scheme == "" {
 		return errors.New("redirect URI " + raw + " is not an absolute URI")
 	}
 	if u.Fragment != "" {

@@ -28,6 +28,7 @@ type limiter struct {
 	mu      sync.Mutex
 	r       rate.Limit
 	burst   int
+	idle    time.Duration // a bucket unseen this long is dropped
 	buckets map[string]*bucket
 	lastGC  time.Time
 }
@@ -37,8 +38,14 @@ type bucket struct {
 	seen time.Time
 }
 
+// newLimiter makes a limiter of burst tokens per key, refilled at
+// perSecond. An idle bucket is dropped only once it has refilled (at the
+// earliest after ten minutes): dropping a slow one sooner (the OAuth
+// registration limit refills in an hour) would hand a caller who waits a
+// full bucket early.
 func newLimiter(perSecond float64, burst int) *limiter {
-	return &limiter{r: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}, lastGC: time.Now()}
+	idle := max(10*time.Minute, time.Duration(float64(burst)/perSecond*float64(time.Second)))
+	return &limiter{r: rate.Limit(perSecond), burst: burst, idle: idle, buckets: map[string]*bucket{}, lastGC: time.Now()}
 }
 
 func (l *limiter) get(key string) *rate.Limiter {
@@ -47,7 +54,7 @@ func (l *limiter) get(key string) *rate.Limiter {
 	now := time.Now()
 	if now.Sub(l.lastGC) > time.Minute {
 		for k, b := range l.buckets {
-			if now.Sub(b.seen) > 10*time.Minute {
+			if now.Sub(b.seen) > l.idle {
 				delete(l.buckets, k)
 			}
 		}

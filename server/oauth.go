@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,20 @@ import (
 
 const maxOAuthBody = 64 << 10
 
+// Registration needs no credential (RFC 7591; MCP hosts register
+// themselves), so it has its own limit per client address (an IPv6 client
+// is its /64, capability.ClientAddr; behind EARSHOT_TRUSTED_PROXIES the
+// address the proxy names): a bucket of 20 refilled at 20 an hour, the
+// limit the MCP SDK's own authorization server sets. A host registers once
+// per installation; clients nobody approves are deleted after a day
+// (store.PurgeOAuth), so one address can keep at most ~500 around.
+const (
+	registrationBurst   = 20
+	registrationsPerSec = 20.0 / 3600
+)
+
 func (s *Server) mountOAuth() {
+	s.registrations = newLimiter(registrationsPerSec, registrationBurst)
 	s.Router.GET("/.well-known/oauth-protected-resource", s.protectedResourceMetadata)
 	s.Router.GET("/.well-known/oauth-protected-resource/*resource", s.protectedResourceMetadata)
 	s.Router.GET("/.well-known/oauth-authorization-server", s.authorizationServerMetadata)
@@ -85,11 +99,15 @@ func (s *Server) oauthFail(w http.ResponseWriter, err error) {
 }
 
 func (s *Server) oauthRegister(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	// Registration needs no credential: it costs 25 of the client
-	// address's rate-limit tokens, so a script cannot fill the table.
-	if !s.limiter.allowN("oauth-register:"+capability.ClientAddr(r.RemoteAddr), 25) {
-		w.Header().Set("Retry-After", "60")
-		s.writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "slow_down", "error_description": "too many registrations from this address; retry later"})
+	addr := "oauth-register:" + capability.ClientAddr(r.RemoteAddr)
+	if !s.registrations.allowN(addr, 1) {
+		// RFC 7591's error shape; too_many_requests is the code the MCP
+		// SDK's clients read as a rate limit.
+		wait := max(s.registrations.retryAfterN(addr, 1), time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+		w.Header().Set("Cache-Control", "no-store")
+		s.writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "too_many_requests",
+			"error_description": "too many client registrations from this address; retry after the Retry-After seconds (a host registers once, then keeps its client_id)"})
 		return
 	}
 	var in struct {
@@ -102,7 +120,11 @@ func (s *Server) oauthRegister(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxOAuthBody))
 	if err := dec.Decode(&in); err != nil {
-		s.oauthFail(w, &capability.OAuthError{Code: "invalid_client_metadata", Description: "the body must be a JSON object of client metadata"})
+		desc := "the body must be a JSON object of client metadata"
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			desc = "the client metadata must be at most 64 KiB"
+		}
+		s.oauthFail(w, &capability.OAuthError{Code: "invalid_client_metadata", Description: desc})
 		return
 	}
 	if m := in.TokenEndpointAuthMethod; m != "" && m != "none" {

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"earshot/server"
 	"earshot/ui"
 )
 
@@ -225,4 +227,101 @@ func TestOAuthRemoteMCP(t *testing.T) {
 
 func htmlUnescape(s string) string {
 	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#34;", `"`, "&#39;", "'", "&#43;", "+").Replace(s)
+}
+
+// registerFrom registers a client as if from addr (X-Forwarded-For, which
+// the test server believes from its loopback proxy).
+func registerFrom(t *testing.T, base, addr, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/oauth/register", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if addr != "" {
+		req.Header.Set("X-Forwarded-For", addr)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// Open registration is limited per client address: 20 at once, then a 429
+// in RFC 7591's error shape with Retry-After. Another address is not
+// affected; an IPv6 client is its /64. The per-credential limit is set
+// high, so only the registration limit can answer 429.
+func TestOAuthRegistrationLimitedPerAddress(t *testing.T) {
+	tp, err := server.ParseTrustedProxies("127.0.0.1,::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, server.Options{RateLimit: 10000, RateBurst: 10000, TrustedProxies: tp})
+	const client = `{"client_name":"Flood","redirect_uris":["http://127.0.0.1:9/cb"]}`
+	exhaust := func(addr string) {
+		t.Helper()
+		for i := range 20 {
+			if res, body := registerFrom(t, e.http.URL, addr, client); res.StatusCode != 201 {
+				t.Fatalf("registration %d from %s: %d %s", i+1, addr, res.StatusCode, body)
+			}
+		}
+	}
+	limited := func(addr string) {
+		t.Helper()
+		res, body := registerFrom(t, e.http.URL, addr, client)
+		var got struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		json.Unmarshal([]byte(body), &got)
+		ra, _ := strconv.Atoi(res.Header.Get("Retry-After"))
+		if res.StatusCode != 429 || got.Error != "too_many_requests" || got.Description == "" || ra < 1 || ra > 3600 {
+			t.Errorf("registration past the limit from %s: %d Retry-After %q %s", addr, res.StatusCode, res.Header.Get("Retry-After"), body)
+		}
+	}
+	allowed := func(addr string) {
+		t.Helper()
+		if res, body := registerFrom(t, e.http.URL, addr, client); res.StatusCode != 201 {
+			t.Errorf("registration from %s: %d %s, want 201", addr, res.StatusCode, body)
+		}
+	}
+
+	exhaust("203.0.113.7")
+	limited("203.0.113.7")
+	allowed("203.0.113.8")
+
+	exhaust("2001:db8:1:2::1")
+	limited("2001:db8:1:2::99") // the same /64
+	allowed("2001:db8:1:3::1")
+}
+
+// The metadata is bounded with a clear RFC 7591 error: at most 10
+// redirect_uris of at most 2000 bytes each, a body of at most 64 KiB.
+func TestOAuthRegistrationBounds(t *testing.T) {
+	e := newEnv(t)
+	uris := func(n, size int) string {
+		var us []string
+		for i := range n {
+			u := "https://host.example/cb" + strconv.Itoa(i)
+			u += strings.Repeat("a", max(0, size-len(u)))
+			us = append(us, strconv.Quote(u))
+		}
+		return `{"client_name":"Big","redirect_uris":[` + strings.Join(us, ",") + `]}`
+	}
+	for _, c := range []struct {
+		name, body, code, says string
+	}{
+		{"11 redirect_uris", uris(11, 30), "invalid_redirect_uri", "1 to 10"},
+		{"no redirect_uris", uris(0, 30), "invalid_redirect_uri", "1 to 10"},
+		{"a 2001-byte redirect_uri", uris(1, 2001), "invalid_redirect_uri", "at most 2000 bytes"},
+		{"a 65 KiB body", `{"client_name":"` + strings.Repeat("x", 65<<10) + `","redirect_uris":["https://host.example/cb"]}`, "invalid_client_metadata", "64 KiB"},
+	} {
+		res, body := registerFrom(t, e.http.URL, "", c.body)
+		if res.StatusCode != 400 || !strings.Contains(body, `"error":"`+c.code+`"`) || !strings.Contains(body, c.says) || len(body) > 1000 {
+			t.Errorf("%s: %d %.300s", c.name, res.StatusCode, body)
+		}
+	}
+	if res, body := registerFrom(t, e.http.URL, "", uris(10, 2000)); res.StatusCode != 201 {
+		t.Errorf("10 redirect_uris of 2000 bytes: %d %.300s", res.StatusCode, body)
+	}
 }

@@ -56,6 +56,9 @@ type Server struct {
 	Router  *httprouter.Router
 	Metrics *metrics.Registry
 	limiter *limiter
+	// registrations limits OAuth client registration per client address
+	// (server/oauth.go), apart from the per-credential limiter.
+	registrations *limiter
 	// basePath is the path of the public base URL ("/earshot" for
 	// https://example.com/earshot/; "" at the root), under which every
 	// route is served.

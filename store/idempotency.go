@@ -85,13 +85,18 @@ func (s *Store) FinishIdem(t *RequestTx, scope, capability, key, hash string, st
 }
 
 // PurgeExpired removes expired idempotency records, sessions and old
-// dispatched events.
+// dispatched events, and what PurgeOAuth removes (OAuth clients nobody
+// approved within a day, expired codes and tokens). serve's purge worker
+// runs it hourly.
 func (s *Store) PurgeExpired(ctx context.Context) error {
 	t := now()
 	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t); err != nil {
 		return err
 	}
 	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM sessions WHERE expires_at < ?`, t); err != nil {
+		return err
+	}
+	if _, err := s.PurgeOAuth(ctx, time.Now()); err != nil {
 		return err
 	}
 	// The outbox keeps fanned-out events for a month. Deliveries read their

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -52,11 +53,20 @@ func (s *Store) OAuthClientByID(ctx context.Context, id string) (*OAuthClient, e
 	return &c, nil
 }
 
-// CreateOAuthCode stores an approved authorization under code's hash.
+// CreateOAuthCode stores an approved authorization under code's hash and
+// records that its user approved the client (migration 295), which keeps
+// the client from PurgeOAuth for as long as the user's account exists.
 func (s *Store) CreateOAuthCode(ctx context.Context, code string, c *OAuthCode, ttl time.Duration) error {
-	_, err := s.wr(ctx).ExecContext(ctx, `INSERT INTO oauth_codes(code_hash, client_id, user_id, project_id, scopes, redirect_uri, challenge, expires_at) VALUES (?,?,?,?,?,?,?,?)`,
-		tokenHash(code), c.ClientID, c.UserID, c.ProjectID, joinScopes(c.Scopes), c.RedirectURI, c.Challenge, FormatTime(time.Now().Add(ttl)))
-	return err
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_codes(code_hash, client_id, user_id, project_id, scopes, redirect_uri, challenge, expires_at) VALUES (?,?,?,?,?,?,?,?)`,
+			tokenHash(code), c.ClientID, c.UserID, c.ProjectID, joinScopes(c.Scopes), c.RedirectURI, c.Challenge, FormatTime(time.Now().Add(ttl)))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_client_approvals(client_id, user_id, approved_at) VALUES (?,?,?) ON CONFLICT (client_id, user_id) DO NOTHING`,
+			c.ClientID, c.UserID, now())
+		return err
+	})
 }
 
 // TakeOAuthCode removes a code and returns it when it had not expired: a
@@ -129,4 +139,36 @@ func (s *Store) DeleteOAuthToken(ctx context.Context, token string) (bool, error
 func (s *Store) PurgeOAuthTokens(ctx context.Context, keyID string) error {
 	_, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM oauth_tokens WHERE key_id = ? AND expires_at <= ?`, keyID, now())
 	return err
+}
+
+// UnapprovedOAuthClientTTL is how long a registered client nobody has
+// approved is kept: registration is open (RFC 7591), so records nobody
+// wants must not pile up. A day leaves a person who registers a host and
+// approves it tomorrow only the registration to redo (hosts register again
+// when their client_id is refused).
+const UnapprovedOAuthClientTTL = 24 * time.Hour
+
+// PurgeOAuth deletes, as of at, the registered clients older than
+// UnapprovedOAuthClientTTL that no user approved (an approved client stays,
+// even once its grants are revoked: it belongs to the person who approved
+// it), and the expired codes and tokens. It returns how many clients went.
+func (s *Store) PurgeOAuth(ctx context.Context, at time.Time) (int64, error) {
+	t := FormatTime(at)
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM oauth_codes WHERE expires_at <= ?`, t); err != nil {
+		return 0, fmt.Errorf("purge oauth codes: %w", err)
+	}
+	if _, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM oauth_tokens WHERE expires_at <= ?`, t); err != nil {
+		return 0, fmt.Errorf("purge oauth tokens: %w", err)
+	}
+	// The token and code conditions are a second guard: a client with a
+	// live grant is never deleted, whatever the approvals say.
+	res, err := s.wr(ctx).ExecContext(ctx, `DELETE FROM oauth_clients WHERE created_at < ?
+		AND NOT EXISTS (SELECT 1 FROM oauth_client_approvals a WHERE a.client_id = oauth_clients.id)
+		AND NOT EXISTS (SELECT 1 FROM oauth_tokens k WHERE k.client_id = oauth_clients.id)
+		AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`,
+		FormatTime(at.Add(-UnapprovedOAuthClientTTL)))
+	if err != nil {
+		return 0, fmt.Errorf("purge unapproved oauth clients: %w", err)
+	}
+	return res.RowsAffected()
 }
