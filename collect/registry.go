@@ -2,6 +2,7 @@ package collect
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ type Config struct {
 	// AllowPrivate lets users' feed and review URLs reach private and
 	// loopback addresses (EnvAllowPrivate): local development only.
 	AllowPrivate bool
+	// Proxy is the operator's outbound proxy (EARSHOT_OUTBOUND_PROXY) for
+	// platform APIs, feeds and review pages; nil connects directly.
+	Proxy *url.URL
 }
 
 // NewPlatformClient returns the client serve gives NewRegistry for the
@@ -39,7 +43,9 @@ type Config struct {
 // instances) are reached as written, any other host a platform redirects
 // or links to only through the webhook guard (netguard.NewPlatformClient).
 func NewPlatformClient(cfg Config, timeout time.Duration) *http.Client {
-	return netguard.NewPlatformClient(cfg.AllowPrivate, timeout, cfg.origins())
+	c := netguard.NewPlatformClient(cfg.AllowPrivate, timeout, cfg.origins())
+	netguard.UseProxy(c, cfg.Proxy, cfg.AllowPrivate, cfg.origins())
+	return c
 }
 
 // origins are the "host:port" of every platform URL the operator set.
@@ -77,6 +83,7 @@ func NewRegistry(cfg Config, client *http.Client) *Registry {
 	// feed_urls and review pages come from users: they are read through
 	// the webhook address guard, lifted by the same development switch.
 	userClient := NewUserURLClient(cfg.AllowPrivate)
+	netguard.UseProxy(userClient, cfg.Proxy, cfg.AllowPrivate, nil)
 	cfg.X.Client, cfg.Reddit.Client, cfg.YouTube.Client, cfg.LinkedIn.Client, cfg.Threads.Client = client, client, client, client, client
 	cfg.Bluesky.Client, cfg.Mastodon.Client, cfg.HN.Client = client, client, client
 	cfg.News.Client, cfg.News.FeedClient = client, userClient

@@ -108,3 +108,26 @@ func TestClientIgnoresEnvironmentProxy(t *testing.T) {
 		t.Fatal("request did not reach the receiver directly")
 	}
 }
+
+// The operator's outbound proxy (EARSHOT_OUTBOUND_PROXY) carries the
+// worker's deliveries: a signed webhook to a public address goes to the
+// proxy (which answers here; nothing leaves loopback), signature intact.
+func TestWorkerDeliversThroughOutboundProxy(t *testing.T) {
+	var asked atomic.Value
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.IsAbs() && r.Header.Get("webhook-signature") != "" {
+			asked.Store(r.URL.String())
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer proxy.Close()
+	u, err := netguard.ParseProxy(proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWorker(nil, WorkerConfig{Proxy: u}, nil, nil)
+	res := Send(context.Background(), w.client, "http://1.1.1.1/hooks/earshot", []string{webhooksig.NewSecret()}, "evt", []byte(`{}`), time.Now())
+	if res.Outcome != Success || asked.Load() != "http://1.1.1.1/hooks/earshot" {
+		t.Fatalf("outcome %s (%v), proxy asked %v", res.Outcome, res.Err, asked.Load())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,10 @@ import (
 type WorkerConfig struct {
 	// AllowPrivate lifts the SSRF guard (EARSHOT_ALLOW_PRIVATE_WEBHOOKS=1).
 	AllowPrivate bool
+	// Proxy is the operator's outbound proxy (EARSHOT_OUTBOUND_PROXY);
+	// nil connects directly. The guard checks each destination before
+	// the proxy is asked (netguard.UseProxy).
+	Proxy *url.URL
 	// Schedule is the retry schedule; nil means DefaultSchedule
 	// (EARSHOT_WEBHOOK_SCHEDULE, parsed by the caller with ParseSchedule).
 	Schedule Schedule
@@ -149,11 +154,13 @@ func NewWorker(st *store.Store, cfg WorkerConfig, log *slog.Logger, reg *metrics
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	client := netguard.NewClient(cfg.AllowPrivate, cfg.Timeout)
+	netguard.UseProxy(client, cfg.Proxy, cfg.AllowPrivate, nil)
 	w := &Worker{
 		st:      st,
 		cfg:     cfg,
 		log:     log.With("component", "deliver", "instance", cfg.InstanceID),
-		client:  netguard.NewClient(cfg.AllowPrivate, cfg.Timeout),
+		client:  client,
 		wake:    make(chan struct{}, 1),
 		writing: make(chan struct{}, 1),
 		now:     time.Now,

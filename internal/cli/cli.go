@@ -62,6 +62,7 @@ type Config struct {
 	Spikes          spikeSettings    // EARSHOT_SPIKE_*
 	WebhookSchedule deliver.Schedule // EARSHOT_WEBHOOK_SCHEDULE
 	SMTPURL         string           // EARSHOT_SMTP_URL
+	OutboundProxy   *url.URL         // EARSHOT_OUTBOUND_PROXY: platforms, feeds, webhooks, alerts
 	Backups         backupSettings   // EARSHOT_BACKUP_SCHEDULE, _KEEP, _DIR (backup.go)
 	// Leases, so the takeover time of a dead process's work (several
 	// processes on one PostgreSQL): EARSHOT_SCAN_LEASE (default 45s,

@@ -10,6 +10,7 @@ import (
 	"earshot/classify"
 	"earshot/collect"
 	"earshot/deliver"
+	"earshot/netguard"
 	"earshot/spike"
 )
 
@@ -56,6 +57,10 @@ func readServeEnv(cfg *Config, getenv func(string) string) error {
 	// The user-URL guard of feeds and review pages is lifted by the same
 	// development switch as webhooks'.
 	cfg.Collectors = collectorConfig(getenv, cfg.AllowPrivateWebhooks)
+	if cfg.OutboundProxy, err = netguard.ParseProxy(getenv("EARSHOT_OUTBOUND_PROXY")); err != nil {
+		return usagef("invalid value for EARSHOT_OUTBOUND_PROXY: %v", err)
+	}
+	cfg.Collectors.Proxy = cfg.OutboundProxy
 	// Fault tests only: both variables, so a stray one cannot kill a
 	// production serve.
 	if getenv("EARSHOT_TEST_HOOKS") == "1" {

@@ -209,6 +209,17 @@ func TestServeEnvReadOnce(t *testing.T) {
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("a bad schedule created the data dir")
 	}
+	// The outbound proxy: read once, given to the collectors (and the
+	// delivery worker through cfg.OutboundProxy); a bad one exits 2.
+	if err := readServeEnv(&cfg, func(k string) string {
+		return map[string]string{"EARSHOT_OUTBOUND_PROXY": "http://proxy.corp:3128"}[k]
+	}); err != nil || cfg.OutboundProxy == nil || cfg.OutboundProxy.Host != "proxy.corp:3128" || cfg.Collectors.Proxy != cfg.OutboundProxy {
+		t.Errorf("outbound proxy: %v %v", cfg.OutboundProxy, err)
+	}
+	code, _, errs = runCLI(t, map[string]string{"EARSHOT_DATA": dir, "EARSHOT_ADDR": "127.0.0.1:0", "EARSHOT_OUTBOUND_PROXY": "socks5://proxy:1080"}, "serve")
+	if code != 2 || !strings.Contains(errs, "EARSHOT_OUTBOUND_PROXY") {
+		t.Errorf("bad proxy: exit %d, %q", code, errs)
+	}
 }
 
 // TestOnlyMainReadsTheEnvironment: configuration is parsed once, in this

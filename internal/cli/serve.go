@@ -333,7 +333,7 @@ func startBackground(ctx context.Context, cfg *Config, svc *capability.Service, 
 	})
 
 	worker := deliver.NewWorker(svc.Store, deliver.WorkerConfig{
-		AllowPrivate: cfg.AllowPrivateWebhooks, Schedule: cfg.WebhookSchedule, SMTPURL: cfg.SMTPURL, BaseURL: cfg.BaseURL,
+		AllowPrivate: cfg.AllowPrivateWebhooks, Proxy: cfg.OutboundProxy, Schedule: cfg.WebhookSchedule, SMTPURL: cfg.SMTPURL, BaseURL: cfg.BaseURL,
 		Timeout: cfg.WebhookTimeout, Worker: wreg.Worker("delivery"),
 	}, log, reg)
 	b.goRun(bctx, func(ctx context.Context) {
