@@ -136,14 +136,20 @@ func CheckLoopbackURL(u *url.URL) error {
 	if !LoopbackOnly() {
 		return nil
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return nil
-	}
-	if a, err := netip.ParseAddr(host); err == nil && a.Unmap().IsLoopback() {
+	if loopbackHost(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("%w (%s)", ErrLoopbackOnly, u.Host)
+}
+
+// loopbackHost: "localhost" (or a name under it) or a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // lookupFunc resolves a host name; net.Resolver.LookupNetIP in production, a

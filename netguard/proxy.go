@@ -55,9 +55,9 @@ func UseProxy(c *http.Client, proxy *url.URL, allowPrivate bool, trusted []strin
 		allowed[strings.ToLower(o)] = true
 	}
 	proxyOrigin := Origin(proxy.String())
-	check := destinationCheck(allowPrivate)
+	check := destinationCheck(allowPrivate, net.DefaultResolver.LookupNetIP)
 	tr.Proxy = func(req *http.Request) (*url.URL, error) {
-		if isLocalHost(req.URL.Hostname()) {
+		if loopbackHost(req.URL.Hostname()) {
 			return nil, nil // never proxied (as Go's own proxy rules): dialled, and guarded, directly
 		}
 		if !allowed[Origin(req.URL.String())] {
@@ -78,19 +78,21 @@ func UseProxy(c *http.Client, proxy *url.URL, allowPrivate bool, trusted []strin
 }
 
 // destinationCheck applies the dial guard to a URL's host before a proxy
-// connects to it: every address the name resolves to must pass.
-func destinationCheck(allowPrivate bool) func(context.Context, *url.URL) error {
+// connects to it: an address as written, a name on every address it
+// resolves to here (as validateURL does for a webhook), and no
+// non-canonical IPv4 spelling, which the proxy might read otherwise.
+func destinationCheck(allowPrivate bool, lookup lookupFunc) func(context.Context, *url.URL) error {
 	return func(ctx context.Context, u *url.URL) error {
 		host := u.Hostname()
-		var addrs []netip.Addr
+		addrs := make([]netip.Addr, 1)
 		if a, err := netip.ParseAddr(host); err == nil {
-			addrs = []netip.Addr{a}
-		} else {
-			ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-			if err != nil {
-				return fmt.Errorf("%w: %s does not resolve: %w", ErrForbiddenAddress, host, err)
-			}
-			addrs = ips
+			addrs[0] = a
+		} else if endsInNumber(host) {
+			return forbiddenAddress("%q is a non-canonical IPv4 address", host)
+		} else if addrs, err = lookup(ctx, "ip", host); err != nil {
+			return resolveFailure(host, err)
+		} else if len(addrs) == 0 {
+			return invalidURL("host %s has no address", host)
 		}
 		for _, a := range addrs {
 			if err := checkAddr(a.Unmap(), allowPrivate); err != nil {
@@ -99,13 +101,4 @@ func destinationCheck(allowPrivate bool) func(context.Context, *url.URL) error {
 		}
 		return nil
 	}
-}
-
-// isLocalHost: localhost or a loopback address, which no proxy serves.
-func isLocalHost(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.Unmap().IsLoopback()
 }

@@ -1,10 +1,13 @@
 package netguard
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +122,34 @@ func TestParseProxy(t *testing.T) {
 		_, err := ParseProxy(raw)
 		if (err == nil) != ok {
 			t.Errorf("ParseProxy(%q): %v", raw, err)
+		}
+	}
+}
+
+// Before a proxy is asked, a host name counts by every address it
+// resolves to, and a numeric IPv4 spelling is refused outright.
+func TestDestinationCheck(t *testing.T) {
+	lookup := func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		switch host {
+		case "public.test":
+			return []netip.Addr{netip.MustParseAddr("1.1.1.1")}, nil
+		case "mixed.test":
+			return []netip.Addr{netip.MustParseAddr("1.1.1.1"), netip.MustParseAddr("10.0.0.7")}, nil
+		}
+		return nil, nil
+	}
+	check := destinationCheck(false, lookup)
+	for raw, ok := range map[string]bool{
+		"http://public.test/feed": true,
+		"http://mixed.test/feed":  false,
+		"http://empty.test/":      false,
+		"http://0x7f.1/":          false,
+		"http://1.1.1.1/":         true,
+		"http://[fd00::1]/":       false,
+	} {
+		u, _ := url.Parse(raw)
+		if err := check(context.Background(), u); (err == nil) != ok {
+			t.Errorf("%s: %v", raw, err)
 		}
 	}
 }
